@@ -1,0 +1,40 @@
+# The two commands: `make refresh` runs the main job, `make test` runs the tests.
+# Each sets up what it needs on first use (a virtualenv from the lock file).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
+export PREFECT_HOME ?= $(CURDIR)/warehouse/data/prefect
+
+.PHONY: refresh test lint lock clean setup
+
+setup: $(STAMP)
+
+$(STAMP): requirements.lock pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "gpucost needs Python >= 3.11 (found $(PYTHON))"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+refresh: $(STAMP)
+	$(BIN)/gpucost refresh
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+# Re-resolve the lock file from pyproject.toml (needs the package index).
+lock:
+	rm -rf .lockenv && $(PYTHON) -m venv .lockenv
+	.lockenv/bin/pip install -q ".[dev]"
+	.lockenv/bin/pip freeze --all --exclude gpucost --exclude pip | grep -v '^-e' > requirements.lock
+	rm -rf .lockenv
+
+clean:
+	rm -rf $(VENV) warehouse/data

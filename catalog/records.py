@@ -1,0 +1,131 @@
+"""Typed records every source parser produces, and the named errors of the source layer.
+
+A parser turns one payload (bytes saved verbatim) into a ParseResult: accepted observations
+plus rejected rows with their reason. Parsers never touch DuckDB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+# The pricing-model vocabulary (one meaning per value).
+PRICING_MODELS = frozenset(
+    {
+        "on_demand",  # list price, pay as you go
+        "spot",  # preemptible / spot / low-priority capacity
+        "reserved_1y",  # 1-year commitment, hourly equivalent
+        "reserved_3y",  # 3-year commitment, hourly equivalent
+        "community",  # marketplace / community-hosted capacity (e.g. RunPod Community Cloud)
+        "interruptible_bid",  # a bid floor on a marketplace (e.g. Vast min_bid)
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PriceObservation:
+    """One listed price of one offer (instance type x region x pricing model) at one time.
+
+    `price_per_hour` is always the price of the whole row (the instance), in `currency`.
+    Parsers of per-GPU price pages multiply by `gpu_count`. An unknown price is None, never 0.
+    """
+
+    provider: str  # who sells it: aws, azure, gcp, lambda, runpod, vast, ...
+    sku: str  # instance type / plan name as the provider spells it
+    region: str  # region or zone; "" when the price is not regional
+    pricing_model: str  # one of PRICING_MODELS
+    price_per_hour: float | None  # instance price per hour, in currency
+    gpu_name_raw: str | None  # accelerator name exactly as the source spells it
+    gpu_count: float | None  # GPUs in the instance; may be fractional (0.167 of an A10)
+    currency: str = "USD"
+    os: str = "linux"
+    gpu_memory_gb: float | None = None  # per GPU
+    vcpus: float | None = None
+    ram_gb: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.pricing_model not in PRICING_MODELS:
+            raise ValueError(f"unknown pricing_model {self.pricing_model!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class SpecObservation:
+    """One metric of one accelerator as one source states it (long format)."""
+
+    accelerator_name_raw: str
+    metric: str  # e.g. peak_bf16_dense_tflops, memory_gb, memory_bw_tbps
+    value: float
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reject:
+    """A row a parser (or a gate) refused, with the reason. Never drop silently."""
+
+    reason: str  # short machine-readable reason, e.g. "windows_os", "zero_price"
+    detail: str = ""  # human-readable detail
+    raw_row: str = ""  # the row as text (truncated by the loader)
+
+
+@dataclass(slots=True)
+class ParseResult:
+    """What one payload parsed to.
+
+    `stream` names the sub-feed of a source this payload belongs to (e.g. the SkyPilot cloud
+    "gcp", or the Azure region "eastus2"): the row-count guard compares a payload only with
+    the last good payload of the same source and stream.
+    """
+
+    stream: str
+    prices: list[PriceObservation] = field(default_factory=list)
+    specs: list[SpecObservation] = field(default_factory=list)
+    rejects: list[Reject] = field(default_factory=list)
+    observed_at: datetime | None = None  # when the payload itself says it was observed
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    """Bytes fetched from (or replayed for) a source, kept verbatim."""
+
+    name: str  # a short name for the payload (file name or the part of the feed it is)
+    content: bytes
+    url: str = ""
+    content_type: str = ""
+    http_status: int | None = None
+    ext: str = "bin"  # file extension used when saving it raw: json, csv, html
+
+
+class SourceError(Exception):
+    """Base of every named error a source can raise."""
+
+
+class FetchError(SourceError):
+    """The source could not be fetched (network, HTTP status, size cap)."""
+
+
+class HttpStatusError(FetchError):
+    def __init__(self, url: str, status: int) -> None:
+        super().__init__(f"HTTP {status} from {url}")
+        self.url = url
+        self.status = status
+
+
+class ResponseTooLargeError(FetchError):
+    def __init__(self, url: str, limit: int) -> None:
+        super().__init__(f"response from {url} exceeds the size cap of {limit} bytes")
+
+
+class UnreachableError(FetchError):
+    """Connection refused, DNS failure, timeout, reset: the host could not be reached."""
+
+
+class ParseError(SourceError):
+    """The payload is not in the shape this parser knows (layout change, truncated body...)."""
+
+
+class EmptyPayloadError(SourceError):
+    """The payload parsed to no rows: refused, the last good data stays in force."""
+
+
+class RowCountCollapseError(SourceError):
+    """The payload parsed to far fewer rows than the last good one of the same stream."""

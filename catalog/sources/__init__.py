@@ -1,0 +1,37 @@
+"""One module per external source (gpuhunt style): fetch + parse, never DuckDB.
+
+Every source module defines:
+
+    NAME: str                         # registry key, e.g. "azure"
+    KIND: str                         # "prices" or "specs"
+    DEFAULT_URL: str                  # live endpoint; overridable by GPUCOST_SOURCE_URL_<NAME>
+    def fetch(session: requests.Session | None = None) -> list[Payload]
+        # live fetch through catalog.http.fetch (one Payload per page / file)
+    def parse(payload: Payload) -> ParseResult
+        # pure function of the bytes (and payload.name as a hint); raises ParseError /
+        # EmptyPayloadError on bad input, puts refused rows into ParseResult.rejects
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+# registry name -> module path. Add a source here and it is fetched by `gpucost refresh`.
+_MODULES = {
+    "azure": "catalog.sources.azure",
+    "skypilot": "catalog.sources.skypilot",
+    "lambda": "catalog.sources.lambda_cloud",
+}
+
+
+def names() -> list[str]:
+    return sorted(_MODULES)
+
+
+def get(name: str) -> ModuleType:
+    try:
+        path = _MODULES[name]
+    except KeyError:
+        raise KeyError(f"unknown source {name!r}; known: {', '.join(names())}") from None
+    return importlib.import_module(path)

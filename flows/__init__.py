@@ -1,0 +1,1 @@
+"""When and how it runs: Prefect flows, the gpucost CLI, the report."""

@@ -1,0 +1,179 @@
+"""The `gpucost` command line.
+
+Exit codes: 0 success; 1 the run failed (nothing new published, or a query failed);
+2 usage error; 3 `--strict` and at least one source failed (data was still published).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SOURCE_FAILED = 0, 1, 2, 3
+
+
+def _parse_when(text: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO date or datetime: {text!r}") from None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _print_summary(summary, out=sys.stdout) -> None:  # type: ignore[no-untyped-def]
+    print(f"run {summary.run_id}: {len(summary.sources)} source(s)", file=out)
+    for row in summary.table():
+        age = "" if row["data_age_hours"] is None else f", data age {row['data_age_hours']} h"
+        force = "" if row["rows_in_force"] is None else f", {row['rows_in_force']} rows in force"
+        line = f"  {row['source']:<12} {row['status']:<9} loaded {row['rows_loaded']}{force}{age}"
+        if row["error"]:
+            line += f"\n               {row['error']}"
+        print(line, file=out)
+    if summary.published:
+        marts = ", ".join(f"{k}={v}" for k, v in sorted(summary.mart_rows.items()))
+        print(f"published {len(summary.mart_rows)} tables: {marts}", file=out)
+    else:
+        print(f"NOT published (the previous warehouse stays): {summary.publish_error}", file=out)
+
+
+def cmd_refresh(args: argparse.Namespace) -> int:
+    from catalog import sources
+
+    names = args.source or sources.names()
+    for name in names:
+        sources.get(name)
+    if args.no_prefect:
+        from flows.refresh import refresh_plain
+
+        summary = refresh_plain(names)
+    else:
+        from flows.refresh import refresh
+
+        summary = refresh(names)
+    _print_summary(summary)
+    if not summary.published:
+        return EXIT_FAILED
+    if args.strict and summary.failed_sources:
+        return EXIT_SOURCE_FAILED
+    return EXIT_OK
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from flows.pipeline import ingest_files
+
+    files = [Path(f) for f in args.files]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)
+        return EXIT_USAGE
+    outcomes, published = ingest_files(args.source, files, observed_at=args.observed_at)
+    failed = 0
+    for path, o in zip(files, outcomes, strict=False):
+        if o.status == "failed":
+            failed += 1
+            print(f"{path.name}: REFUSED {o.error_type}: {o.error}")
+        elif o.status == "unchanged":
+            print(f"{path.name}: unchanged (already loaded; nothing added)")
+        else:
+            print(f"{path.name}: {o.rows_loaded} rows loaded, {o.rows_rejected} rejected"
+                  f" (stream {o.stream})")
+    if published:
+        print(f"published in {published.seconds:.2f} s: "
+              + ", ".join(f"{k}={v}" for k, v in sorted(published.mart_rows.items())))
+    return EXIT_SOURCE_FAILED if failed else EXIT_OK
+
+
+def _jsonable(v: object) -> object:
+    if isinstance(v, (datetime, date)):
+        return v.isoformat()
+    return v
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    import duckdb
+
+    from warehouse import data_dir
+    from warehouse.publish import NoWarehouseError, connect_readonly
+
+    try:
+        con = connect_readonly(data_dir())
+    except NoWarehouseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        cur = con.execute(args.query)
+        cols = [d[0] for d in cur.description or []]
+        rows = cur.fetchall()
+    except duckdb.Error as exc:
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        con.close()
+    if args.format == "json":
+        json.dump([{c: _jsonable(v) for c, v in zip(cols, r, strict=True)} for r in rows],
+                  sys.stdout, indent=1, default=str)
+        print()
+    elif args.format == "csv":
+        w = csv.writer(sys.stdout)
+        w.writerow(cols)
+        w.writerows(rows)
+    else:
+        cells = [[("" if v is None else f"{v:.6g}" if isinstance(v, float) else str(v))
+                  for v in r] for r in rows]
+        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
+        print("  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)))
+        print("  ".join("-" * w for w in widths))
+        for r in cells:
+            print("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)))
+        print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gpucost", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("refresh", help="fetch every source, load, rebuild and publish")
+    r.add_argument("--source", action="append", help="only this source (repeatable)")
+    r.add_argument("--strict", action="store_true", help="exit 3 when any source failed")
+    r.add_argument("--no-prefect", action="store_true",
+                   help="run the same steps as plain function calls, without Prefect")
+    r.set_defaults(func=cmd_refresh)
+
+    i = sub.add_parser("ingest", help="load recorded payloads of a source, then rebuild")
+    i.add_argument("source")
+    i.add_argument("files", nargs="+")
+    i.add_argument("--observed-at", type=_parse_when, default=None,
+                   help="when the payloads were observed (default: from the file name)")
+    i.set_defaults(func=cmd_ingest)
+
+    s = sub.add_parser("sql", help="read-only query of the published warehouse")
+    s.add_argument("query")
+    s.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    s.set_defaults(func=cmd_sql)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyError as exc:  # unknown source name
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:
+        from warehouse.publish import WarehouseBusyError
+
+        if isinstance(exc, WarehouseBusyError):
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""The steps of a refresh as plain functions (no Prefect): testable on their own.
+
+Prefect tasks in flows/refresh.py and the CLI's `ingest` call these; nothing here holds
+business logic beyond sequencing: catalog parses, warehouse stores, models derive.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+
+from catalog import sources
+from catalog.records import Payload, SourceError
+from models import runner
+from warehouse import data_dir as default_data_dir
+from warehouse.curated import load_curated
+from warehouse.publish import build
+from warehouse.store import LoadOutcome, RawStore
+
+_DATE_IN_NAME = re.compile(r"(20\d\d)[-_]?([01]\d)[-_]?([0-3]\d)(?:[T_]?([0-2]\d)([0-5]\d)([0-5]\d))?")
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ-") + uuid.uuid4().hex[:8]
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def date_from_name(name: str) -> datetime | None:
+    """The observation time a recorded file's name carries (2026-01-31, 20260109103934)."""
+    m = _DATE_IN_NAME.search(Path(name).name)
+    if not m:
+        return None
+    y, mo, d, h, mi, s = (int(g) if g else 0 for g in m.groups())
+    try:
+        return datetime(y, mo, d, h, mi, s, tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def fetch_source(name: str) -> list[Payload]:
+    """Live fetch of one source (network only; raises a named FetchError)."""
+    return sources.get(name).fetch()
+
+
+def load_payloads(
+    store: RawStore,
+    con: duckdb.DuckDBPyConnection,
+    *,
+    run_id: str,
+    source: str,
+    payloads: list[Payload],
+    mode: str,
+    started_at: datetime,
+    observed_at: datetime | None = None,
+) -> list[LoadOutcome]:
+    """Save each payload verbatim, then parse and load it. One bad payload fails alone."""
+    module = sources.get(source)
+    outcomes = []
+    for payload in payloads:
+        when = now()
+        saved = store.save_payload(source, payload, observed_at or when)
+        try:
+            result = module.parse(payload)
+        except SourceError as exc:
+            outcomes.append(store.record_failure(
+                con, run_id=run_id, source=source, mode=mode, started_at=started_at,
+                finished_at=now(), error=exc, url=payload.url, payload_name=payload.name,
+                saved=saved, observed_at=observed_at, http_status=payload.http_status,
+            ))
+            continue
+        obs = observed_at or result.observed_at or (
+            date_from_name(payload.name) if mode == "replay" else None) or when
+        outcomes.append(store.load(
+            con, run_id=run_id, source=source, mode=mode, payload=payload, saved=saved,
+            result=result, started_at=started_at, finished_at=now(), observed_at=obs,
+        ))
+    return outcomes
+
+
+def record_fetch_failure(
+    store: RawStore, con: duckdb.DuckDBPyConnection, *, run_id: str, source: str,
+    error: BaseException, started_at: datetime,
+) -> LoadOutcome:
+    url = getattr(error, "url", "") or ""
+    status = getattr(error, "status", None)
+    return store.record_failure(
+        con, run_id=run_id, source=source, mode="live", started_at=started_at,
+        finished_at=now(), error=error, url=url, http_status=status,
+    )
+
+
+@dataclass
+class PublishResult:
+    timings_s: dict[str, float] = field(default_factory=dict)
+    mart_rows: dict[str, int] = field(default_factory=dict)
+    curated_rows: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def publish(data_dir: Path) -> PublishResult:
+    """Build every model into a new file, run the checks, swap it in (or raise, unchanged)."""
+    start = time.perf_counter()
+    result = PublishResult()
+    with build(data_dir) as con:
+        result.curated_rows = load_curated(con)
+        result.timings_s = runner.build(con)
+        runner.check_or_raise(con)
+        for (name,) in con.execute(
+            "select table_name from duckdb_tables() where database_name = current_database() "
+            "and schema_name = 'main' order by 1"
+        ).fetchall():
+            result.mart_rows[name] = con.execute(f'select count(*) from "{name}"').fetchone()[0]
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def ingest_files(
+    source: str, files: list[Path], *, observed_at: datetime | None = None,
+    data_dir: Path | None = None, rebuild: bool = True,
+) -> tuple[list[LoadOutcome], PublishResult | None]:
+    """Replay recorded payloads for a source, then rebuild (the `gpucost ingest` command)."""
+    from warehouse.publish import writer_lock
+
+    data_dir = Path(data_dir or default_data_dir())
+    module = sources.get(source)  # fail early on an unknown source
+    del module
+    store = RawStore(data_dir)
+    run_id = new_run_id()
+    with writer_lock(data_dir):
+        with store.connect() as con:
+            outcomes: list[LoadOutcome] = []
+            for path in files:
+                payload = Payload(
+                    name=path.name, content=Path(path).read_bytes(), url=str(path),
+                    ext=path.suffix.lstrip(".") or "bin",
+                )
+                outcomes += load_payloads(
+                    store, con, run_id=run_id, source=source, payloads=[payload],
+                    mode="replay", started_at=now(), observed_at=observed_at,
+                )
+        published = publish(data_dir) if rebuild else None
+    return outcomes, published

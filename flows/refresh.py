@@ -1,0 +1,209 @@
+"""The `refresh` Prefect flow: fetch every source concurrently, save raw, parse, load, publish.
+
+Fetching is the only step with retries (network). One failing source never stops the others:
+its failure is recorded with a named error and its last good data stays in force. Each run
+ends with a table artifact summarising every source.
+
+`refresh_plain` runs the same steps as plain function calls (no Prefect), for benchmarks and
+for environments without a Prefect API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from catalog import sources
+from catalog.records import Payload
+from flows import pipeline
+from warehouse import data_dir as default_data_dir
+from warehouse.publish import serving_path, writer_lock
+from warehouse.store import LoadOutcome, RawStore
+
+FETCH_RETRIES = 1
+FETCH_RETRY_DELAY_S = 5
+
+
+@dataclass
+class SourceSummary:
+    source: str
+    status: str  # live | unchanged | failed | stale (failed, older data still in force)
+    rows_loaded: int = 0
+    rows_rejected: int = 0
+    payloads: int = 0
+    error_type: str | None = None
+    error: str | None = None
+    rows_in_force: int | None = None
+    data_age_hours: float | None = None
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    started_at: datetime
+    sources: list[SourceSummary] = field(default_factory=list)
+    published: bool = False
+    publish_error: str | None = None
+    mart_rows: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def failed_sources(self) -> list[str]:
+        return [s.source for s in self.sources if s.status in ("failed", "stale")]
+
+    def table(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "source": s.source, "status": s.status, "rows_loaded": s.rows_loaded,
+                "rows_rejected": s.rows_rejected, "rows_in_force": s.rows_in_force,
+                "data_age_hours": None if s.data_age_hours is None else round(s.data_age_hours, 1),
+                "error": f"{s.error_type}: {s.error}" if s.error_type else "",
+            }
+            for s in self.sources
+        ]
+
+
+def _summarise(source: str, outcomes: list[LoadOutcome]) -> SourceSummary:
+    failed = [o for o in outcomes if o.status == "failed"]
+    loaded = [o for o in outcomes if o.status in ("ok", "replayed")]
+    status = "failed" if failed and not loaded else ("live" if loaded else "unchanged")
+    first = failed[0] if failed else None
+    return SourceSummary(
+        source=source, status=status, payloads=len(outcomes),
+        rows_loaded=sum(o.rows_loaded for o in outcomes),
+        rows_rejected=sum(o.rows_rejected for o in outcomes),
+        error_type=first.error_type if first else None,
+        error=first.error if first else None,
+    )
+
+
+def _attach_health(summary: RunSummary, data_dir: Path) -> None:
+    """Fill rows in force / age from the published source_health mart; mark stale sources."""
+    import duckdb
+
+    path = serving_path(data_dir)
+    if not path.exists():
+        return
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        health = {
+            row[0]: row[1:]
+            for row in con.execute(
+                "select source, rows_in_force, data_age_hours from source_health"
+            ).fetchall()
+        }
+    except duckdb.Error:
+        return
+    finally:
+        con.close()
+    for s in summary.sources:
+        if s.source in health:
+            s.rows_in_force, s.data_age_hours = health[s.source]
+            if s.status == "failed" and (s.rows_in_force or 0) > 0:
+                s.status = "stale"
+
+
+def run_refresh(
+    names: list[str],
+    fetch_all: Callable[[list[str]], dict[str, list[Payload] | BaseException]],
+    data_dir: Path | None = None,
+    publish_step: Callable[[Path], pipeline.PublishResult] = pipeline.publish,
+) -> RunSummary:
+    """The refresh sequence around an injected concurrent fetcher (Prefect or threads)."""
+    data_dir = Path(data_dir or default_data_dir())
+    summary = RunSummary(run_id=pipeline.new_run_id(), started_at=pipeline.now())
+    store = RawStore(data_dir)
+    with writer_lock(data_dir):
+        started = pipeline.now()
+        fetched = fetch_all(names)
+        with store.connect() as con:
+            for name in names:
+                got = fetched[name]
+                if isinstance(got, BaseException):
+                    outcomes = [pipeline.record_fetch_failure(
+                        store, con, run_id=summary.run_id, source=name, error=got,
+                        started_at=started)]
+                else:
+                    outcomes = pipeline.load_payloads(
+                        store, con, run_id=summary.run_id, source=name, payloads=got,
+                        mode="live", started_at=started)
+                summary.sources.append(_summarise(name, outcomes))
+        try:
+            result = publish_step(data_dir)
+            summary.published = True
+            summary.mart_rows = result.mart_rows
+        except Exception as exc:  # a failed check or model: the old warehouse stays published
+            summary.publish_error = f"{type(exc).__name__}: {exc}"
+    _attach_health(summary, data_dir)
+    summary.seconds = (pipeline.now() - summary.started_at).total_seconds()
+    return summary
+
+
+def _fetch_threads(names: list[str]) -> dict[str, list[Payload] | BaseException]:
+    def one(name: str) -> list[Payload] | BaseException:
+        try:
+            return pipeline.fetch_source(name)
+        except Exception as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=max(1, min(8, len(names)))) as pool:
+        return dict(zip(names, pool.map(one, names), strict=True))
+
+
+def refresh_plain(names: list[str] | None = None, data_dir: Path | None = None) -> RunSummary:
+    """The refresh without Prefect: threads for fetching, the same steps otherwise."""
+    return run_refresh(names or sources.names(), _fetch_threads, data_dir)
+
+
+# ---- Prefect ---------------------------------------------------------------------------
+from prefect import flow, task  # noqa: E402
+from prefect.artifacts import create_table_artifact  # noqa: E402
+from prefect.cache_policies import NO_CACHE  # noqa: E402
+from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
+
+
+@task(name="fetch", retries=FETCH_RETRIES, retry_delay_seconds=FETCH_RETRY_DELAY_S,
+      task_run_name="fetch-{name}", cache_policy=NO_CACHE)
+def fetch_task(name: str) -> list[Payload]:
+    return pipeline.fetch_source(name)
+
+
+def _fetch_prefect(names: list[str]) -> dict[str, list[Payload] | BaseException]:
+    futures = {name: fetch_task.submit(name) for name in names}
+    out: dict[str, list[Payload] | BaseException] = {}
+    for name, fut in futures.items():
+        fut.wait()
+        state = fut.state
+        if state.is_completed():
+            out[name] = fut.result()
+        else:
+            err = state.result(raise_on_failure=False)
+            out[name] = err if isinstance(err, BaseException) else RuntimeError(str(state))
+    return out
+
+
+@task(name="publish", cache_policy=NO_CACHE)
+def publish_task(data_dir: Path) -> pipeline.PublishResult:
+    return pipeline.publish(data_dir)
+
+
+@flow(name="refresh", task_runner=ThreadPoolTaskRunner(max_workers=4), log_prints=True)
+def refresh(names: list[str] | None = None, data_dir: str | None = None) -> RunSummary:
+    summary = run_refresh(
+        names or sources.names(), _fetch_prefect, Path(data_dir) if data_dir else None,
+        publish_step=lambda d: publish_task(d),
+    )
+    create_table_artifact(
+        key="refresh-summary", table=summary.table(),
+        description=f"gpucost refresh {summary.run_id}: published={summary.published}"
+        + (f" ({summary.publish_error})" if summary.publish_error else ""),
+    )
+    return summary
+
+
+if __name__ == "__main__":
+    refresh()

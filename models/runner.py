@@ -1,0 +1,147 @@
+"""The thin SQL runner: plain SELECT files, dependencies found from the SQL, checks as queries.
+
+- `staging/`, `intermediate/`: built as TEMP views (they read the attached raw layer, so they
+  live only in the build connection); `marts/`: built as tables, the public interface.
+- The file name is the relation name. A model depends on every other model whose name appears
+  as an identifier in its SQL (comments and string literals stripped). Ties in the topological
+  order are broken by name, so runs are deterministic.
+- `checks/*.sql` return offending rows; any row fails the build (CheckFailedError).
+
+This module imports nothing of ours but duckdb.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+MODELS_DIR = Path(__file__).resolve().parent
+LAYERS = ("staging", "intermediate", "marts")
+_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
+_STRING = re.compile(r"'(?:[^']|'')*'")
+_IDENT = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+class ModelError(Exception):
+    """A model failed to build; names the model."""
+
+
+class CycleError(ModelError):
+    """Models depend on each other in a cycle."""
+
+
+class CheckFailedError(Exception):
+    """One or more checks returned rows; the build must not be published."""
+
+    def __init__(self, failures: dict[str, list[tuple]]):
+        self.failures = failures
+        lines = [f"{name}: {len(rows)} offending row(s), e.g. {rows[0]}" for name, rows in
+                 sorted(failures.items())]
+        super().__init__("checks failed: " + "; ".join(lines))
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str
+    layer: str
+    path: Path
+    sql: str
+    depends_on: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def materialized(self) -> str:
+        return "table" if self.layer == "marts" else "view"
+
+
+def _identifiers(sql: str) -> set[str]:
+    text = _STRING.sub("''", _COMMENT.sub(" ", sql.lower()))
+    return set(_IDENT.findall(text))
+
+
+def discover(models_dir: Path = MODELS_DIR) -> dict[str, Model]:
+    """Read every model file and find its dependencies from its SQL."""
+    found: dict[str, tuple[str, Path, str]] = {}
+    for layer in LAYERS:
+        for path in sorted((models_dir / layer).glob("*.sql")):
+            name = path.stem
+            if name in found:
+                raise ModelError(f"model name {name!r} defined twice: {found[name][1]} and {path}")
+            found[name] = (layer, path, path.read_text(encoding="utf-8"))
+    models = {}
+    for name, (layer, path, sql) in found.items():
+        deps = frozenset((_identifiers(sql) & found.keys()) - {name})
+        models[name] = Model(name, layer, path, sql, deps)
+    return models
+
+
+def build_order(models: dict[str, Model]) -> list[Model]:
+    """Topological order (Kahn), ties broken by model name."""
+    indegree = {name: len(m.depends_on) for name, m in models.items()}
+    dependents: dict[str, list[str]] = {name: [] for name in models}
+    for name, m in models.items():
+        for dep in m.depends_on:
+            dependents[dep].append(name)
+    ready = [name for name, d in indegree.items() if d == 0]
+    heapq.heapify(ready)
+    order: list[Model] = []
+    while ready:
+        name = heapq.heappop(ready)
+        order.append(models[name])
+        for nxt in dependents[name]:
+            indegree[nxt] -= 1
+            if indegree[nxt] == 0:
+                heapq.heappush(ready, nxt)
+    if len(order) != len(models):
+        stuck = sorted(set(models) - {m.name for m in order})
+        raise CycleError(f"dependency cycle among models: {', '.join(stuck)}")
+    return order
+
+
+def _body(sql: str) -> str:
+    return sql.strip().rstrip(";").strip()
+
+
+def build(con: duckdb.DuckDBPyConnection, models_dir: Path = MODELS_DIR) -> dict[str, float]:
+    """Build every model in dependency order; returns seconds per model."""
+    timings: dict[str, float] = {}
+    for model in build_order(discover(models_dir)):
+        start = time.perf_counter()
+        if model.materialized == "table":
+            stmt = f"create or replace table {model.name} as\n{_body(model.sql)}"
+        else:
+            stmt = f"create or replace temp view {model.name} as\n{_body(model.sql)}"
+        try:
+            con.execute(stmt)
+        except duckdb.Error as exc:
+            raise ModelError(f"model {model.name} ({model.path.name}) failed: {exc}") from exc
+        timings[model.name] = time.perf_counter() - start
+    return timings
+
+
+def run_checks(
+    con: duckdb.DuckDBPyConnection, models_dir: Path = MODELS_DIR, *, sample: int = 5
+) -> dict[str, list[tuple]]:
+    """Run every check; returns {check name: sample of offending rows} for failing checks."""
+    failures: dict[str, list[tuple]] = {}
+    for path in sorted((models_dir / "checks").glob("*.sql")):
+        try:
+            rows = con.execute(
+                f"select * from ({_body(path.read_text(encoding='utf-8'))}) limit {sample}"
+            ).fetchall()
+        except duckdb.Error as exc:
+            failures[path.stem] = [(f"check query failed: {exc}",)]
+            continue
+        if rows:
+            failures[path.stem] = rows
+    return failures
+
+
+def check_or_raise(con: duckdb.DuckDBPyConnection, models_dir: Path = MODELS_DIR) -> None:
+    failures = run_checks(con, models_dir)
+    if failures:
+        raise CheckFailedError(failures)

@@ -1,0 +1,44 @@
+"""Load the curated catalog (CSV data in git) into schema `curated` of a build database.
+
+Every column is loaded as text; the staging models cast them, so a malformed figure fails
+the build loudly in the model that reads it rather than being guessed here.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import duckdb
+
+from catalog import CATALOG_DIR
+
+CURATED_TABLES = ("accelerators", "aliases", "reference_prices", "assumptions")
+
+
+class CuratedDataError(Exception):
+    """A curated CSV is missing, empty or has no header."""
+
+
+def load_curated(con: duckdb.DuckDBPyConnection, catalog_dir: Path = CATALOG_DIR) -> dict[str, int]:
+    """Create curated.<table> for each curated CSV; returns row counts."""
+    con.execute("create schema if not exists curated")
+    counts: dict[str, int] = {}
+    for name in CURATED_TABLES:
+        path = catalog_dir / f"{name}.csv"
+        if not path.is_file():
+            raise CuratedDataError(f"curated file missing: {path}")
+        with path.open(newline="", encoding="utf-8") as fh:
+            header = next(csv.reader(fh), None)
+        if not header:
+            raise CuratedDataError(f"curated file has no header: {path}")
+        con.execute(
+            f"create or replace table curated.{name} as "
+            "select * from read_csv(?, header = true, all_varchar = true, quote = '\"', "
+            "escape = '\"', strict_mode = true)",
+            [str(path)],
+        )
+        counts[name] = con.execute(f"select count(*) from curated.{name}").fetchone()[0]
+        if counts[name] == 0:
+            raise CuratedDataError(f"curated file has no rows: {path}")
+    return counts

@@ -1,0 +1,112 @@
+"""Safe publishing: build into a new file, check, then atomically swap it in.
+
+The published warehouse is warehouse/data/gpucost.duckdb. A build writes
+gpucost_next.duckdb (raw.duckdb attached read-only as `raw`), is checked, checkpointed and
+closed, and only then renamed over the published file with os.replace (atomic on POSIX).
+A crash at any point leaves the published file untouched; an analyst holding the published
+file open read-only keeps the old inode and never blocks the rename.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from warehouse.store import RawStore
+
+SERVING_NAME = "gpucost.duckdb"
+NEXT_NAME = "gpucost_next.duckdb"  # underscores: the file stem is the catalog name
+
+
+class WarehouseBusyError(Exception):
+    """Another refresh or ingest holds the writer lock."""
+
+
+class NoWarehouseError(Exception):
+    """Nothing has been published yet."""
+
+
+def serving_path(data_dir: Path) -> Path:
+    return Path(data_dir) / SERVING_NAME
+
+
+@contextmanager
+def writer_lock(data_dir: Path) -> Iterator[None]:
+    """One writer at a time (refresh, ingest); a second one fails at once with a clear error."""
+    data_dir = Path(data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with (data_dir / ".writer.lock").open("a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise WarehouseBusyError(
+                f"another gpucost refresh/ingest is writing to {data_dir}"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _remove_db(path: Path) -> None:
+    for p in (path, path.with_name(path.name + ".wal")):
+        p.unlink(missing_ok=True)
+
+
+@contextmanager
+def build(data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Yield a connection to a fresh build file with `raw` attached read-only.
+
+    On normal exit the build is checkpointed, closed and swapped in; on an exception the
+    build file is removed and the published warehouse is left as it was.
+    """
+    data_dir = Path(data_dir)
+    store = RawStore(data_dir)
+    if not store.db_path.exists():
+        with store.connect():
+            pass  # create an empty raw layer with its schema
+    nxt = data_dir / NEXT_NAME
+    _remove_db(nxt)  # a build left by a crash is never published
+    con = duckdb.connect(str(nxt))
+    swapped = False
+    try:
+        con.execute("attach ? as raw (read_only)", [str(store.db_path)])
+        yield con
+        con.execute("detach raw")
+        con.execute("checkpoint")
+        con.close()
+        _fsync(nxt)
+        os.replace(nxt, serving_path(data_dir))
+        _fsync(data_dir)
+        swapped = True
+    finally:
+        if not swapped:
+            con.close()
+            _remove_db(nxt)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def connect_readonly(data_dir: Path, *, allow_files: bool = False) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the published warehouse, file access disabled by default."""
+    path = serving_path(data_dir)
+    if not path.exists():
+        raise NoWarehouseError(f"no published warehouse at {path}: run `gpucost refresh` first")
+    config: dict[str, str | bool] = {}
+    if not allow_files:
+        config["enable_external_access"] = False
+    con = duckdb.connect(str(path), read_only=True, config=config)
+    if not allow_files:
+        con.execute("set lock_configuration = true")
+    return con

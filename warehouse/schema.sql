@@ -1,0 +1,64 @@
+-- The raw layer: observations, never overwritten. Lives in warehouse/data/raw.duckdb and is
+-- attached read-only as catalog `raw` when the models are built.
+
+create sequence if not exists fetch_id_seq start 1;
+
+-- one row per payload fetched live or replayed from a file (and per failed attempt)
+create table if not exists fetches (
+    fetch_id bigint primary key default nextval('fetch_id_seq'),
+    run_id varchar not null,            -- one id per refresh / ingest invocation
+    source varchar not null,            -- registry name of the source module
+    stream varchar,                     -- sub-feed of the source (cloud, region, page kind)
+    mode varchar not null,              -- live | replay
+    url varchar,                        -- where the bytes came from (URL or file name)
+    payload_name varchar,
+    started_at timestamptz not null,
+    finished_at timestamptz,
+    observed_at timestamptz,            -- when the prices/specs were true
+    status varchar not null,            -- ok | replayed | unchanged | failed
+    http_status integer,
+    bytes bigint,
+    sha256 varchar,
+    payload_path varchar,               -- relative to the data dir
+    rows_loaded integer not null default 0,
+    rows_rejected integer not null default 0,
+    error_type varchar,                 -- the named error class when status = failed
+    error varchar
+);
+
+create table if not exists price_observations (
+    fetch_id bigint not null,
+    source varchar not null,
+    provider varchar not null,
+    sku varchar not null,
+    region varchar not null,
+    pricing_model varchar not null,
+    os varchar,
+    currency varchar not null,
+    price_per_hour double,              -- whole instance, in currency
+    gpu_name_raw varchar,
+    gpu_count double,                   -- may be fractional
+    gpu_memory_gb double,
+    vcpus double,
+    ram_gb double,
+    observed_at timestamptz not null
+);
+
+create table if not exists spec_observations (
+    fetch_id bigint not null,
+    source varchar not null,
+    accelerator_name_raw varchar not null,
+    metric varchar not null,
+    value double not null,
+    unit varchar,
+    observed_at timestamptz not null
+);
+
+create table if not exists rejects (
+    fetch_id bigint not null,
+    source varchar not null,
+    reason varchar not null,
+    detail varchar,
+    raw_row varchar,
+    observed_at timestamptz
+);
