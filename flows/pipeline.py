@@ -6,6 +6,7 @@ business logic beyond sequencing: catalog parses, warehouse stores, models deriv
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 import uuid
@@ -16,14 +17,16 @@ from pathlib import Path
 import duckdb
 
 from catalog import sources
-from catalog.records import Payload, SourceError
+from catalog.records import EmptyPayloadError, FetchError, ParseResult, Payload, SourceError
 from models import runner
 from warehouse import data_dir as default_data_dir
 from warehouse.curated import load_curated
 from warehouse.publish import build
-from warehouse.store import LoadOutcome, RawStore
+from warehouse.store import LoadOutcome, RawStore, SavedPayload
 
-_DATE_IN_NAME = re.compile(r"(20\d\d)[-_]?([01]\d)[-_]?([0-3]\d)(?:[T_]?([0-2]\d)([0-5]\d)([0-5]\d))?")
+_DATE_IN_NAME = re.compile(
+    r"(20\d\d)[-_]?([01]\d)[-_]?([0-3]\d)(?:[T_]?([0-2]\d)([0-5]\d)([0-5]\d))?"
+)
 
 
 def new_run_id() -> str:
@@ -46,9 +49,85 @@ def date_from_name(name: str) -> datetime | None:
         return None
 
 
-def fetch_source(name: str) -> list[Payload]:
-    """Live fetch of one source (network only; raises a named FetchError)."""
-    return sources.get(name).fetch()
+@dataclass
+class Fetched:
+    """What a live fetch of one source returned: payloads, and the parts that failed."""
+
+    payloads: list[Payload]
+    errors: dict[str, FetchError] = field(default_factory=dict)  # stream -> error
+
+
+def fetch_source(name: str) -> Fetched:
+    """Live fetch of one source (network only; raises a named FetchError when nothing came).
+
+    A source whose feed has independent parts (SkyPilot: one CSV per cloud) defines
+    `fetch_each()` -> (payloads, {stream: error}) so a failing part is recorded on its own.
+    """
+    module = sources.get(name)
+    if hasattr(module, "fetch_each"):
+        payloads, errors = module.fetch_each()
+        if not payloads and errors:
+            detail = "; ".join(f"{k}: {v}" for k, v in errors.items())
+            raise FetchError(f"{name}: every part failed ({detail})")
+        return Fetched(list(payloads), dict(errors))
+    return Fetched(list(module.fetch()))
+
+
+def _merge(results: list[ParseResult], stream: str) -> ParseResult:
+    merged = ParseResult(stream=stream)
+    for r in results:
+        merged.prices += r.prices
+        merged.specs += r.specs
+        merged.rejects += r.rejects
+    return merged
+
+
+def load_pages(
+    store: RawStore,
+    con: duckdb.DuckDBPyConnection,
+    *,
+    run_id: str,
+    source: str,
+    payloads: list[Payload],
+    stream: str,
+    started_at: datetime,
+) -> LoadOutcome:
+    """Pages of one live fetch (e.g. Azure NextPageLink pages) loaded as one snapshot.
+
+    Each page is saved verbatim; the load is one raw.fetches row whose sha256 is the hash of
+    the page hashes, so the row-count guard and 'last good data' apply to the whole walk.
+    """
+    module = sources.get(source)
+    when = now()
+    saved = [store.save_payload(source, p, when) for p in payloads]
+    combined = SavedPayload(
+        sha256=hashlib.sha256("".join(s.sha256 for s in saved).encode()).hexdigest(),
+        relpath=";".join(s.relpath for s in saved),
+        size=sum(s.size for s in saved),
+    )
+    first = payloads[0]
+    summary = Payload(name=f"{len(payloads)} page(s)", content=b"", url=first.url,
+                      http_status=first.http_status, ext=first.ext)
+    results: list[ParseResult] = []
+    try:
+        for payload in payloads:
+            try:
+                results.append(module.parse(payload))
+            except EmptyPayloadError:
+                continue  # a page without offers is fine; an empty walk is not (below)
+        merged = _merge(results, stream)
+        if not merged.prices and not merged.specs:
+            raise EmptyPayloadError(f"{source}: {len(payloads)} page(s) parsed to no rows")
+    except SourceError as exc:
+        return store.record_failure(
+            con, run_id=run_id, source=source, mode="live", started_at=started_at,
+            finished_at=now(), error=exc, url=first.url, payload_name=summary.name,
+            saved=combined, stream=stream, observed_at=when, http_status=first.http_status,
+        )
+    return store.load(
+        con, run_id=run_id, source=source, mode="live", payload=summary, saved=combined,
+        result=merged, started_at=started_at, finished_at=now(), observed_at=when,
+    )
 
 
 def load_payloads(
@@ -86,15 +165,33 @@ def load_payloads(
     return outcomes
 
 
+def load_live(
+    store: RawStore, con: duckdb.DuckDBPyConnection, *, run_id: str, source: str,
+    fetched: Fetched, started_at: datetime,
+) -> list[LoadOutcome]:
+    """Load a live fetch: pages merged when the source says so, failed parts recorded."""
+    stream = getattr(sources.get(source), "LIVE_STREAM", None)
+    if stream and fetched.payloads:
+        outcomes = [load_pages(store, con, run_id=run_id, source=source,
+                               payloads=fetched.payloads, stream=stream, started_at=started_at)]
+    else:
+        outcomes = load_payloads(store, con, run_id=run_id, source=source,
+                                 payloads=fetched.payloads, mode="live", started_at=started_at)
+    for part, error in sorted(fetched.errors.items()):
+        outcomes.append(record_fetch_failure(store, con, run_id=run_id, source=source,
+                                             error=error, started_at=started_at, stream=part))
+    return outcomes
+
+
 def record_fetch_failure(
     store: RawStore, con: duckdb.DuckDBPyConnection, *, run_id: str, source: str,
-    error: BaseException, started_at: datetime,
+    error: BaseException, started_at: datetime, stream: str | None = None,
 ) -> LoadOutcome:
     url = getattr(error, "url", "") or ""
     status = getattr(error, "status", None)
     return store.record_failure(
         con, run_id=run_id, source=source, mode="live", started_at=started_at,
-        finished_at=now(), error=error, url=url, http_status=status,
+        finished_at=now(), error=error, url=url, http_status=status, stream=stream,
     )
 
 

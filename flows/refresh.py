@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from catalog import sources
-from catalog.records import Payload
 from flows import pipeline
 from warehouse import data_dir as default_data_dir
 from warehouse.publish import serving_path, writer_lock
@@ -109,7 +108,7 @@ def _attach_health(summary: RunSummary, data_dir: Path) -> None:
 
 def run_refresh(
     names: list[str],
-    fetch_all: Callable[[list[str]], dict[str, list[Payload] | BaseException]],
+    fetch_all: Callable[[list[str]], dict[str, pipeline.Fetched | BaseException]],
     data_dir: Path | None = None,
     publish_step: Callable[[Path], pipeline.PublishResult] = pipeline.publish,
 ) -> RunSummary:
@@ -128,9 +127,9 @@ def run_refresh(
                         store, con, run_id=summary.run_id, source=name, error=got,
                         started_at=started)]
                 else:
-                    outcomes = pipeline.load_payloads(
-                        store, con, run_id=summary.run_id, source=name, payloads=got,
-                        mode="live", started_at=started)
+                    outcomes = pipeline.load_live(
+                        store, con, run_id=summary.run_id, source=name, fetched=got,
+                        started_at=started)
                 summary.sources.append(_summarise(name, outcomes))
         try:
             result = publish_step(data_dir)
@@ -143,8 +142,8 @@ def run_refresh(
     return summary
 
 
-def _fetch_threads(names: list[str]) -> dict[str, list[Payload] | BaseException]:
-    def one(name: str) -> list[Payload] | BaseException:
+def _fetch_threads(names: list[str]) -> dict[str, pipeline.Fetched | BaseException]:
+    def one(name: str) -> pipeline.Fetched | BaseException:
         try:
             return pipeline.fetch_source(name)
         except Exception as exc:
@@ -168,13 +167,15 @@ from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 @task(name="fetch", retries=FETCH_RETRIES, retry_delay_seconds=FETCH_RETRY_DELAY_S,
       task_run_name="fetch-{name}", cache_policy=NO_CACHE)
-def fetch_task(name: str) -> list[Payload]:
+def fetch_task(name: str) -> pipeline.Fetched:
     return pipeline.fetch_source(name)
 
 
-def _fetch_prefect(names: list[str]) -> dict[str, list[Payload] | BaseException]:
-    futures = {name: fetch_task.submit(name) for name in names}
-    out: dict[str, list[Payload] | BaseException] = {}
+def _fetch_prefect(names: list[str]) -> dict[str, pipeline.Fetched | BaseException]:
+    task_ = fetch_task.with_options(retries=FETCH_RETRIES,
+                                    retry_delay_seconds=FETCH_RETRY_DELAY_S)
+    futures = {name: task_.submit(name) for name in names}
+    out: dict[str, pipeline.Fetched | BaseException] = {}
     for name, fut in futures.items():
         fut.wait()
         state = fut.state

@@ -1,7 +1,8 @@
 """The thin SQL runner: plain SELECT files, dependencies found from the SQL, checks as queries.
 
-- `staging/`, `intermediate/`: built as TEMP views (they read the attached raw layer, so they
-  live only in the build connection); `marts/`: built as tables, the public interface.
+- `staging/`: built as TEMP views, `intermediate/` as TEMP tables (computed once however
+  many marts read them); both read the attached raw layer, so they live only in the build
+  connection. `marts/`: built as tables, the public interface.
 - The file name is the relation name. A model depends on every other model whose name appears
   as an identifier in its SQL (comments and string literals stripped). Ties in the topological
   order are broken by name, so runs are deterministic.
@@ -24,7 +25,8 @@ MODELS_DIR = Path(__file__).resolve().parent
 LAYERS = ("staging", "intermediate", "marts")
 _COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
 _STRING = re.compile(r"'(?:[^']|'')*'")
-_IDENT = re.compile(r"[a-z_][a-z0-9_]*")
+# an identifier not preceded by "." (so `curated.accelerators` is not the model `accelerators`)
+_IDENT = re.compile(r"(?<![.\w])[a-z_][a-z0-9_]*")
 
 
 class ModelError(Exception):
@@ -55,7 +57,7 @@ class Model:
 
     @property
     def materialized(self) -> str:
-        return "table" if self.layer == "marts" else "view"
+        return {"staging": "temp view", "intermediate": "temp table"}.get(self.layer, "table")
 
 
 def _identifiers(sql: str) -> set[str]:
@@ -111,10 +113,7 @@ def build(con: duckdb.DuckDBPyConnection, models_dir: Path = MODELS_DIR) -> dict
     timings: dict[str, float] = {}
     for model in build_order(discover(models_dir)):
         start = time.perf_counter()
-        if model.materialized == "table":
-            stmt = f"create or replace table {model.name} as\n{_body(model.sql)}"
-        else:
-            stmt = f"create or replace temp view {model.name} as\n{_body(model.sql)}"
+        stmt = f"create or replace {model.materialized} {model.name} as\n{_body(model.sql)}"
         try:
             con.execute(stmt)
         except duckdb.Error as exc:

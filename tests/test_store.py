@@ -54,16 +54,21 @@ def test_loading_the_same_payload_twice_adds_nothing(tmp_path):
 def test_row_count_collapse_is_refused_and_last_good_stays(tmp_path):
     store = RawStore(tmp_path)
     with store.connect() as con:
-        _load(store, con, Payload(name="a", content=b"1"), _result(10))
-        out = _load(store, con, Payload(name="b", content=b"2"), _result(2), when=T1)
+        _load(store, con, Payload(name="a", content=b"1"), _result(10), mode="live")
+        out = _load(store, con, Payload(name="b", content=b"2"), _result(2), when=T1,
+                    mode="live")
         n = con.execute("select count(*) from price_observations").fetchone()[0]
         err = con.execute("select error_type from fetches where status = 'failed'").fetchone()[0]
         # another stream is compared only with itself
-        other = _load(store, con, Payload(name="c", content=b"3"), _result(1, stream="t"))
+        other = _load(store, con, Payload(name="c", content=b"3"), _result(1, stream="t"),
+                      mode="live")
+        # an explicit replay of a smaller recorded payload is the operator's call: not gated
+        replay = _load(store, con, Payload(name="d", content=b"4"), _result(2), when=T1)
     assert out.status == "failed" and out.error_type == RowCountCollapseError.__name__
+    assert replay.status == "replayed"
     assert err == "RowCountCollapseError"
     assert n == 10
-    assert other.status == "replayed"
+    assert other.status == "ok"
 
 
 def test_failure_is_recorded_with_its_named_error(tmp_path):

@@ -186,7 +186,11 @@ class RawStore:
             return LoadOutcome(fid, source, result.stream, "unchanged")
 
         n_rows = len(result.prices) + len(result.specs)
-        previous = self.last_good_rows(con, source, result.stream)
+        # The collapse guard protects scheduled fetches from a silently broken page or feed;
+        # an explicit replay (`gpucost ingest`) is the operator's decision and is not gated
+        # (recorded history may hold a smaller page, e.g. one pricing tab). Empty payloads
+        # are refused in both modes, by the parsers (EmptyPayloadError).
+        previous = self.last_good_rows(con, source, result.stream) if mode == "live" else None
         if previous and n_rows < COLLAPSE_RATIO * previous:
             err = RowCountCollapseError(
                 f"{source}/{result.stream}: {n_rows} rows against {previous} in the last good "

@@ -10,6 +10,14 @@ Every source module defines:
     def parse(payload: Payload) -> ParseResult
         # pure function of the bytes (and payload.name as a hint); raises ParseError /
         # EmptyPayloadError on bad input, puts refused rows into ParseResult.rejects
+
+Optional:
+
+    def fetch_each(session=None) -> tuple[list[Payload], dict[str, FetchError]]
+        # a feed of independent parts (one CSV per cloud): a failing part is recorded alone
+    LIVE_STREAM: str
+        # the pages of one live fetch form one snapshot (Azure NextPageLink walk): they are
+        # loaded together under this stream, so the row-count guard sees the whole walk
 """
 
 from __future__ import annotations

@@ -1,0 +1,291 @@
+"""Azure Retail Prices API: pay-as-you-go prices of the GPU virtual machine sizes.
+
+Live fetch: one OData query for Virtual Machines, priceType Consumption, and the GPU size
+families (armSkuName containing _NC, _ND, _NV or _NG), following `NextPageLink` page by page
+(one Payload per page, `page-0001.json`, ...). The base URL is overridable with
+GPUCOST_SOURCE_URL_AZURE; NextPageLinks are followed exactly as the server gives them.
+
+Parse rules (one PriceObservation per GPU size x region x pricing model):
+
+* only GPU sizes are kept (decided from the size name, ``Standard_N[CDVG]...``); other
+  items are skipped without a reject (they are not what this source is for);
+* Windows and other licensed-OS meters (productName with "Windows", " Win", "Srs Win", RHEL,
+  SUSE, SQL) -> Reject("non_linux_os"); Low Priority meters -> Reject("low_priority_retired");
+  `type` other than Consumption (Reservation, DevTestConsumption) -> Reject("non_consumption");
+  `unitOfMeasure` other than "1 Hour" -> Reject("unexpected_unit");
+  retailPrice 0 or missing -> Reject("zero_or_missing_price") (unknown, never free);
+* "Spot" in meterName/skuName -> pricing_model "spot", otherwise "on_demand";
+* the price is per VM (whole instance); non-USD currencies are kept with their currency;
+* GPU model and count come from the size name through the table below (fractional NVads A10
+  v5 / NVv4 / NGads V620 slices are kept as float counts). A size not in the table is still
+  emitted, with gpu_name_raw = the accelerator token of the name (or the family) and
+  gpu_count None; the alias table maps it later;
+* the same (sku, region, pricing model) twice in one payload: the lowest price is kept and the
+  others are recorded as Reject("duplicate_offer");
+* stream = the region of the payload (sorted, comma-joined when a page spans several).
+
+A payload whose items yield no accepted price raises EmptyPayloadError (nothing to load).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections import Counter
+from typing import Any
+
+import requests
+
+from catalog import http
+from catalog.records import (
+    EmptyPayloadError,
+    ParseError,
+    ParseResult,
+    Payload,
+    PriceObservation,
+    Reject,
+)
+
+NAME = "azure"
+KIND = "prices"
+DEFAULT_URL = "https://prices.azure.com/api/retail/prices"
+
+API_VERSION = "2023-01-01-preview"
+GPU_FAMILY_TOKENS = ("_NC", "_ND", "_NV", "_NG")
+ODATA_FILTER = (
+    "serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and ("
+    + " or ".join(f"contains(armSkuName,'{t}')" for t in GPU_FAMILY_TOKENS)
+    + ")"
+)
+# all pages of one live walk are loaded as one snapshot under this stream (flows.pipeline)
+LIVE_STREAM = "retail_api"
+PAGE_CAP = 200  # at most this many pages per fetch (the GPU query needs a handful)
+BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
+
+log = logging.getLogger(__name__)
+
+_GPU_SIZE = re.compile(r"^Standard_N[CDVG][A-Z]*\d")
+_SIZE_PARTS = re.compile(
+    r"^Standard_(?P<series>N[A-Z]+)(?P<vcpus>\d+)(?P<feat>[a-z]+(?:_[a-z]+)*)?"
+    r"(?P<rest>(?:_[A-Za-z0-9]+)*)$"
+)
+_NON_LINUX = ("Windows", " Win", "RHEL", "Red Hat", "SUSE", "SLES", "SQL")
+_CLOUD_SERVICES = (" Cloud Services", "CloudServices")
+
+# Size (armSkuName without "Standard_" and without a "_Promo" suffix) -> (GPU, GPUs per VM).
+# Sources: Azure GPU size documentation (per series); fractions are GPU partitions.
+_SIZES: dict[str, tuple[str, float]] = {
+    # NC (K80), NCv2 (P100), NCv3 (V100 16GB)
+    "NC6": ("K80", 1), "NC12": ("K80", 2), "NC24": ("K80", 4), "NC24r": ("K80", 4),
+    "NC6s_v2": ("P100", 1), "NC12s_v2": ("P100", 2), "NC24s_v2": ("P100", 4),
+    "NC24rs_v2": ("P100", 4),
+    "NC6s_v3": ("V100", 1), "NC12s_v3": ("V100", 2), "NC24s_v3": ("V100", 4),
+    "NC24rs_v3": ("V100", 4),
+    # NCasT4_v3
+    "NC4as_T4_v3": ("T4", 1), "NC8as_T4_v3": ("T4", 1), "NC16as_T4_v3": ("T4", 1),
+    "NC64as_T4_v3": ("T4", 4),
+    # NC A100 v4 (A100 80GB PCIe)
+    "NC24ads_A100_v4": ("A100 80GB", 1), "NC48ads_A100_v4": ("A100 80GB", 2),
+    "NC96ads_A100_v4": ("A100 80GB", 4),
+    # NCads H100 v5 and confidential NCCads H100 v5 (H100 NVL)
+    "NC40ads_H100_v5": ("H100 NVL", 1), "NC80adis_H100_v5": ("H100 NVL", 2),
+    "NCC40ads_H100_v5": ("H100 NVL", 1),
+    # ND (P40), NDv2 (V100 32GB)
+    "ND6s": ("P40", 1), "ND12s": ("P40", 2), "ND24s": ("P40", 4), "ND24rs": ("P40", 4),
+    "ND40rs_v2": ("V100 32GB", 8),
+    # ND A100 v4 (40GB), NDm A100 v4 (80GB)
+    "ND96asr_v4": ("A100", 8),
+    "ND96amsr_A100_v4": ("A100 80GB", 8), "ND96ams_A100_v4": ("A100 80GB", 8),
+    # ND H100 v5, ND H200 v5, ND MI300X v5
+    "ND96isr_H100_v5": ("H100", 8), "ND96isrf_H100_v5": ("H100", 8),
+    "ND96isr_H200_v5": ("H200", 8),
+    "ND96isr_MI300X_v5": ("MI300X", 8), "ND96is_MI300X_v5": ("MI300X", 8),
+    # ND GB200 v6 / GB300 v6 (4 GPUs per VM)
+    "ND128isr_NDR_GB200_v6": ("GB200", 4), "ND128isr_GB300_v6": ("GB300", 4),
+    # NV (M60), NVv3 (M60)
+    "NV6": ("M60", 1), "NV12": ("M60", 2), "NV24": ("M60", 4),
+    "NV12s_v3": ("M60", 1), "NV24s_v3": ("M60", 2), "NV48s_v3": ("M60", 4),
+    # NVv4 (MI25 partitions)
+    "NV4as_v4": ("MI25", 1 / 8), "NV8as_v4": ("MI25", 1 / 4), "NV16as_v4": ("MI25", 1 / 2),
+    "NV32as_v4": ("MI25", 1),
+    # NVads A10 v5 (A10 partitions)
+    "NV6ads_A10_v5": ("A10", 1 / 6), "NV12ads_A10_v5": ("A10", 1 / 3),
+    "NV18ads_A10_v5": ("A10", 1 / 2), "NV36ads_A10_v5": ("A10", 1),
+    "NV36adms_A10_v5": ("A10", 1), "NV72ads_A10_v5": ("A10", 2),
+    # NGads V620 (Radeon PRO V620 partitions)
+    "NG8ads_V620_v1": ("V620", 1 / 4), "NG16ads_V620_v1": ("V620", 1 / 2),
+    "NG32ads_V620_v1": ("V620", 1), "NG32adms_V620_v1": ("V620", 1),
+    "NG32adms_V620": ("V620", 1),
+}
+# Accelerator tokens in size names that are not GPU models (interconnect markers etc.).
+_NOT_GPU_TOKENS = frozenset({"NDR", "Promo"})
+
+
+def gpu_of_size(arm_sku_name: str) -> tuple[str, float | None]:
+    """(gpu_name_raw, gpu_count) of an Azure GPU size; count None when the size is unknown.
+
+    >>> gpu_of_size("Standard_NV12ads_A10_v5")
+    ('A10', 0.3333333333333333)
+    """
+    key = arm_sku_name.removeprefix("Standard_").removesuffix("_Promo")
+    if key in _SIZES:
+        name, count = _SIZES[key]
+        return name, float(count)
+    m = _SIZE_PARTS.match(arm_sku_name.removesuffix("_Promo"))
+    if not m:
+        return arm_sku_name.removeprefix("Standard_"), None
+    tokens = [t for t in m.group("rest").split("_") if t]
+    accel = [t for t in tokens if not re.fullmatch(r"v\d+", t) and t not in _NOT_GPU_TOKENS]
+    if accel:
+        return accel[-1], None
+    version = next((t for t in tokens if re.fullmatch(r"v\d+", t)), "")
+    return m.group("series") + version, None
+
+
+def is_gpu_size(arm_sku_name: str) -> bool:
+    return bool(_GPU_SIZE.match(arm_sku_name or ""))
+
+
+def fetch(session: requests.Session | None = None) -> list[Payload]:
+    """All pages of the GPU VM query, one Payload per page (raises a named FetchError)."""
+    sess = session or requests.Session()
+    try:
+        return _fetch_pages(sess)
+    finally:
+        if session is None:
+            sess.close()
+
+
+def _fetch_pages(sess: requests.Session) -> list[Payload]:
+    url = http.source_url(NAME, DEFAULT_URL)
+    params: dict[str, str] | None = {"api-version": API_VERSION, "$filter": ODATA_FILTER}
+    payloads: list[Payload] = []
+    seen: set[str] = set()
+    for page in range(1, PAGE_CAP + 1):
+        payload = http.fetch(
+            url, name=f"page-{page:04d}.json", ext="json", session=sess, params=params,
+            backoff_s=BACKOFF_S,
+        )
+        payloads.append(payload)
+        seen.update({url, payload.url})
+        next_link = _next_page_link(payload.content)
+        if not next_link:
+            return payloads
+        if next_link in seen:
+            log.warning("azure: NextPageLink repeats a page already fetched; stopping at page %d",
+                        page)
+            return payloads
+        url, params = next_link, None
+    log.warning("azure: stopped after the page cap of %d pages; the walk may be incomplete",
+                PAGE_CAP)
+    return payloads
+
+
+def _next_page_link(content: bytes) -> str | None:
+    """The NextPageLink of a page, or None (also when the body is not JSON: parse reports it)."""
+    try:
+        doc = json.loads(content)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    link = doc.get("NextPageLink") if isinstance(doc, dict) else None
+    return link if isinstance(link, str) and link.strip() else None
+
+
+def _load_items(payload: Payload) -> list[dict[str, Any]]:
+    try:
+        doc = json.loads(payload.content)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ParseError(f"azure {payload.name}: not valid JSON ({exc})") from exc
+    if not isinstance(doc, dict) or "Items" not in doc:
+        raise ParseError(f"azure {payload.name}: JSON envelope without an 'Items' key")
+    items = doc["Items"]
+    if not isinstance(items, list):
+        raise ParseError(f"azure {payload.name}: 'Items' is not a list")
+    return [i for i in items if isinstance(i, dict)]
+
+
+def _raw(item: dict[str, Any]) -> str:
+    return json.dumps(item, sort_keys=True)[:2000]
+
+
+def _price(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        price = float(value)
+    except (TypeError, ValueError):
+        return None
+    return price if price > 0 else None
+
+
+def _reject_reason(item: dict[str, Any]) -> tuple[str, str] | None:
+    product = str(item.get("productName") or "")
+    meter = f"{item.get('meterName') or ''} {item.get('skuName') or ''}"
+    kind = str(item.get("type") or "")
+    if kind != "Consumption":
+        return "non_consumption", f"type {kind!r}"
+    if any(t in product for t in _NON_LINUX):
+        return "non_linux_os", product
+    if any(t in product for t in _CLOUD_SERVICES):
+        return "cloud_services_meter", product
+    if "Low Priority" in meter:
+        return "low_priority_retired", meter.strip()
+    if item.get("unitOfMeasure") != "1 Hour":
+        return "unexpected_unit", f"unitOfMeasure {item.get('unitOfMeasure')!r}"
+    if _price(item.get("retailPrice")) is None:
+        return "zero_or_missing_price", f"retailPrice {item.get('retailPrice')!r}"
+    return None
+
+
+def parse(payload: Payload) -> ParseResult:
+    items = _load_items(payload)
+    regions = sorted({str(i.get("armRegionName") or "") for i in items} - {""})
+    result = ParseResult(stream=",".join(regions) or "global")
+    best: dict[tuple[str, str, str], tuple[PriceObservation, dict[str, Any]]] = {}
+    skipped = 0
+    for item in items:
+        sku = str(item.get("armSkuName") or "")
+        if not is_gpu_size(sku):
+            skipped += 1
+            continue
+        refused = _reject_reason(item)
+        if refused:
+            result.rejects.append(Reject(refused[0], f"{sku}: {refused[1]}", _raw(item)))
+            continue
+        meter = f"{item.get('meterName') or ''} {item.get('skuName') or ''}"
+        gpu_name, gpu_count = gpu_of_size(sku)
+        obs = PriceObservation(
+            provider="azure",
+            sku=sku,
+            region=str(item.get("armRegionName") or ""),
+            pricing_model="spot" if "Spot" in meter else "on_demand",
+            price_per_hour=_price(item.get("retailPrice")),
+            gpu_name_raw=gpu_name,
+            gpu_count=gpu_count,
+            currency=str(item.get("currencyCode") or "USD"),
+            os="linux",
+        )
+        key = (obs.sku, obs.region, obs.pricing_model)
+        held = best.get(key)
+        if held is None:
+            best[key] = (obs, item)
+            continue
+        keep, drop = (obs, item), held
+        if (held[0].price_per_hour or 0) <= (obs.price_per_hour or 0):
+            keep, drop = held, (obs, item)
+        best[key] = keep
+        result.rejects.append(Reject(
+            "duplicate_offer",
+            f"{sku} {obs.region} {obs.pricing_model}: {drop[0].price_per_hour} dropped,"
+            f" {keep[0].price_per_hour} kept",
+            _raw(drop[1]),
+        ))
+    result.prices = [obs for obs, _ in best.values()]
+    if not result.prices:
+        reasons = Counter(r.reason for r in result.rejects)
+        raise EmptyPayloadError(
+            f"azure {payload.name}: no accepted GPU VM price among {len(items)} items"
+            f" ({skipped} non-GPU, rejects {dict(reasons)})"
+        )
+    return result

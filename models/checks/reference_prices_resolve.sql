@@ -1,0 +1,35 @@
+-- guards: every reference price names an accelerator that exists, a known pricing model,
+-- a provider, a positive whole-instance price and an observation date.
+
+with
+
+reference_prices as (
+
+    select * from stg_curated__reference_prices
+
+),
+
+accelerator_specs as (
+
+    select * from stg_curated__accelerators
+
+)
+
+select
+    reference_prices.provider,
+    reference_prices.sku,
+    reference_prices.accelerator_id,
+    reference_prices.pricing_model,
+    reference_prices.price_per_hour,
+    reference_prices.observed_date
+from reference_prices
+left join accelerator_specs
+    on accelerator_specs.accelerator_id = reference_prices.accelerator_id
+where accelerator_specs.accelerator_id is null
+    or reference_prices.provider is null
+    or reference_prices.pricing_model is null
+    or reference_prices.pricing_model not in (
+        'on_demand', 'spot', 'reserved_1y', 'reserved_3y', 'community', 'interruptible_bid'
+    )
+    or reference_prices.price_per_hour is null
+    or reference_prices.observed_date is null

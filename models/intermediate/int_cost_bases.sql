@@ -1,0 +1,77 @@
+-- one row per accelerator x price basis used by the cost marts: the hourly bases of
+-- int_price_bases plus 'purchase' (when a purchase price estimate exists). Every row carries
+-- the purchase price so that per-purchase-dollar figures are queryable on any basis; the
+-- 'purchase' row has null hourly columns.
+
+with
+
+-- purchase prices are curated only
+accelerator_specs as (
+
+    select * from stg_curated__accelerators
+
+),
+
+price_bases as (
+
+    select * from int_price_bases
+
+),
+
+hourly_bases as (
+
+    select
+        price_bases.accelerator_id,
+        price_bases.price_basis,
+        price_bases.provider,
+        price_bases.price_per_gpu_hour,
+        price_bases.currency,
+        price_bases.observed_at
+    from price_bases
+    inner join accelerator_specs
+        on accelerator_specs.accelerator_id = price_bases.accelerator_id
+
+),
+
+purchase_basis as (
+
+    select
+        accelerator_specs.accelerator_id,
+        'purchase' as price_basis,
+        cast(null as varchar) as provider,
+        cast(null as double) as price_per_gpu_hour,
+        'USD' as currency,
+        cast(null as timestamptz) as observed_at
+    from accelerator_specs
+    where accelerator_specs.purchase_price_usd > 0
+
+),
+
+all_bases as (
+
+    select * from hourly_bases
+    union all by name
+    select * from purchase_basis
+
+),
+
+final as (
+
+    select
+        all_bases.accelerator_id,
+        all_bases.price_basis,
+        all_bases.provider,
+        all_bases.price_per_gpu_hour,
+        all_bases.currency,
+        all_bases.observed_at,
+        case
+            when accelerator_specs.purchase_price_usd > 0
+                then accelerator_specs.purchase_price_usd
+        end as purchase_price_usd
+    from all_bases
+    inner join accelerator_specs
+        on accelerator_specs.accelerator_id = all_bases.accelerator_id
+
+)
+
+select * from final

@@ -1,0 +1,114 @@
+-- one row per source x stream: the fetch whose observations are in force.
+--
+-- * a successful fetch: status ok, replayed or unchanged, with no error. A good fetch: status
+--   ok or replayed, no error, rows loaded. Failed and refused fetches (status failed, or an
+--   error_type such as RowCountCollapseError) never displace the data in force.
+-- * recency is observed_at (when the prices were true), then fetch_id, as in the loader: a
+--   backfill replayed today of an older payload does not displace newer data.
+-- * in force: the good fetch carrying the payload (sha256) of the latest successful fetch,
+--   else the latest good fetch. So a payload that comes back after another one (A, B, A: the
+--   loader records the second A as 'unchanged' and loads no rows) puts A's rows back in force.
+-- * confirmed_at: the newest finished_at of any successful fetch of the same source, stream
+--   and payload (an 'unchanged' refetch confirms freshness); confirmed_observed_at: the newest
+--   observed_at among those fetches (when the prices in force were last seen to be true).
+
+with
+
+fetches as (
+
+    select * from stg_raw__fetches
+
+),
+
+successful_fetches as (
+
+    select * from fetches
+    where fetches.status in ('ok', 'replayed', 'unchanged')
+        and fetches.error_type is null
+
+),
+
+latest_successful as (
+
+    select
+        successful_fetches.source,
+        successful_fetches.stream,
+        successful_fetches.sha256
+    from successful_fetches
+    qualify row_number() over (
+        partition by successful_fetches.source, successful_fetches.stream
+        order by
+            coalesce(
+                successful_fetches.observed_at,
+                successful_fetches.finished_at,
+                successful_fetches.started_at
+            ) desc,
+            successful_fetches.fetch_id desc
+    ) = 1
+
+),
+
+good_fetches as (
+
+    select * from successful_fetches
+    where successful_fetches.status in ('ok', 'replayed')
+        and successful_fetches.rows_loaded > 0
+
+),
+
+in_force as (
+
+    select good_fetches.*
+    from good_fetches
+    left join latest_successful
+        on latest_successful.source = good_fetches.source
+        and latest_successful.stream = good_fetches.stream
+    qualify row_number() over (
+        partition by good_fetches.source, good_fetches.stream
+        order by
+            coalesce(good_fetches.sha256 = latest_successful.sha256, false) desc,
+            coalesce(
+                good_fetches.observed_at, good_fetches.finished_at, good_fetches.started_at
+            ) desc,
+            good_fetches.fetch_id desc
+    ) = 1
+
+),
+
+confirmations as (
+
+    select
+        in_force.fetch_id,
+        max(same_payload.finished_at) as confirmed_at,
+        max(coalesce(same_payload.observed_at, same_payload.finished_at))
+            as confirmed_observed_at
+    from in_force
+    inner join successful_fetches as same_payload
+        on same_payload.source = in_force.source
+        and same_payload.stream = in_force.stream
+        and same_payload.sha256 = in_force.sha256
+    group by in_force.fetch_id
+
+),
+
+final as (
+
+    select
+        in_force.source,
+        in_force.stream,
+        in_force.fetch_id,
+        in_force.sha256,
+        in_force.status,
+        in_force.rows_loaded,
+        in_force.observed_at,
+        in_force.finished_at as loaded_at,
+        greatest(confirmations.confirmed_at, in_force.finished_at) as confirmed_at,
+        greatest(confirmations.confirmed_observed_at, in_force.observed_at)
+            as confirmed_observed_at
+    from in_force
+    left join confirmations
+        on confirmations.fetch_id = in_force.fetch_id
+
+)
+
+select * from final

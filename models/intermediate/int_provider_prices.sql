@@ -1,0 +1,67 @@
+-- one row per accelerator x pricing_model x provider: that provider's cheapest per-GPU
+-- offer in force (USD, whole GPUs, known price), across all its sources, regions and skus.
+-- provider_rank orders the providers of one accelerator x pricing_model, cheapest first.
+
+with
+
+offers as (
+
+    select * from int_offers_mapped
+
+),
+
+priced_offers as (
+
+    select
+        offers.*,
+        count(*) over (
+            partition by offers.accelerator_id, offers.pricing_model, offers.provider
+        ) as n_offers,
+        row_number() over (
+            partition by offers.accelerator_id, offers.pricing_model, offers.provider
+            order by
+                offers.price_per_gpu_hour,
+                offers.observed_at desc,
+                offers.source,
+                offers.sku,
+                offers.region
+        ) as offer_rank
+    from offers
+    where offers.accelerator_id is not null
+        and offers.currency = 'USD'
+        and offers.price_per_gpu_hour is not null
+
+),
+
+cheapest_per_provider as (
+
+    select * from priced_offers
+    where priced_offers.offer_rank = 1
+
+),
+
+final as (
+
+    select
+        cheapest_per_provider.accelerator_id,
+        cheapest_per_provider.pricing_model,
+        cheapest_per_provider.provider,
+        cheapest_per_provider.price_per_gpu_hour,
+        cheapest_per_provider.currency,
+        cheapest_per_provider.source,
+        cheapest_per_provider.sku,
+        cheapest_per_provider.region,
+        cheapest_per_provider.observed_at,
+        cheapest_per_provider.n_offers,
+        count(*) over (
+            partition by cheapest_per_provider.accelerator_id, cheapest_per_provider.pricing_model
+        ) as n_providers,
+        row_number() over (
+            partition by cheapest_per_provider.accelerator_id, cheapest_per_provider.pricing_model
+            order by cheapest_per_provider.price_per_gpu_hour, cheapest_per_provider.provider
+        ) as provider_rank
+    from cheapest_per_provider
+
+)
+
+select * from final

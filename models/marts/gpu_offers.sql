@@ -1,0 +1,43 @@
+-- one row per offer in force: source x provider x sku x region x pricing_model, with the
+-- accelerator it maps to (null when unmapped) and the per-GPU price (whole GPUs only).
+
+with
+
+offers as (
+
+    select * from int_offers_mapped
+
+),
+
+final as (
+
+    select
+        offers.accelerator_id,
+        offers.gpu_name_raw,
+        offers.provider,
+        offers.sku,
+        offers.region,
+        offers.pricing_model,
+        offers.price_per_hour,
+        offers.gpu_count,
+        offers.is_fractional_gpu,
+        offers.price_per_gpu_hour,
+        offers.currency,
+        offers.gpu_memory_gb,
+        offers.vcpus,
+        offers.ram_gb,
+        offers.os,
+        offers.source,
+        offers.observed_at,
+        offers.confirmed_at
+    from offers
+
+)
+
+select * from final
+order by
+    final.source,
+    final.provider,
+    final.sku,
+    final.region,
+    final.pricing_model

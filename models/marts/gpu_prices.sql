@@ -1,0 +1,40 @@
+-- one row per accelerator x pricing_model: per-GPU hourly prices across providers (USD, whole
+-- GPUs, offers in force). Each provider counts once, at its cheapest offer; min / p25 / median
+-- are taken over those per-provider prices (quantile_cont), and the cheapest is named.
+
+with
+
+provider_prices as (
+
+    select * from int_provider_prices
+
+),
+
+final as (
+
+    select
+        provider_prices.accelerator_id,
+        provider_prices.pricing_model,
+        'USD' as currency,
+        cast(sum(provider_prices.n_offers) as bigint) as n_offers,
+        count(*) as n_providers,
+        min(provider_prices.price_per_gpu_hour) as min_price_per_gpu_hour,
+        quantile_cont(provider_prices.price_per_gpu_hour, 0.25) as p25_price_per_gpu_hour,
+        quantile_cont(provider_prices.price_per_gpu_hour, 0.5) as median_price_per_gpu_hour,
+        any_value(provider_prices.provider)
+            filter (where provider_prices.provider_rank = 1) as cheapest_provider,
+        any_value(provider_prices.sku)
+            filter (where provider_prices.provider_rank = 1) as cheapest_sku,
+        any_value(provider_prices.region)
+            filter (where provider_prices.provider_rank = 1) as cheapest_region,
+        any_value(provider_prices.source)
+            filter (where provider_prices.provider_rank = 1) as cheapest_source,
+        any_value(provider_prices.observed_at)
+            filter (where provider_prices.provider_rank = 1) as observed_at
+    from provider_prices
+    group by provider_prices.accelerator_id, provider_prices.pricing_model
+
+)
+
+select * from final
+order by final.accelerator_id, final.pricing_model

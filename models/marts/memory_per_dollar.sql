@@ -1,0 +1,40 @@
+-- one row per accelerator x price_basis: GB of accelerator memory per USD/hour of rent and
+-- per purchase USD. 'purchase' rows have null hourly columns; gb_per_purchase_usd is on every
+-- row of an accelerator with a purchase price.
+
+with
+
+accelerator_specs as (
+
+    select * from accelerators
+
+),
+
+cost_bases as (
+
+    select * from int_cost_bases
+
+),
+
+final as (
+
+    select
+        cost_bases.accelerator_id,
+        cost_bases.price_basis,
+        cost_bases.provider,
+        accelerator_specs.memory_gb,
+        cost_bases.price_per_gpu_hour,
+        cost_bases.currency,
+        cost_bases.observed_at,
+        accelerator_specs.memory_gb / cost_bases.price_per_gpu_hour as gb_per_usd_hour,
+        cost_bases.purchase_price_usd,
+        accelerator_specs.memory_gb / cost_bases.purchase_price_usd as gb_per_purchase_usd
+    from cost_bases
+    inner join accelerator_specs
+        on accelerator_specs.accelerator_id = cost_bases.accelerator_id
+    where accelerator_specs.memory_gb > 0
+
+)
+
+select * from final
+order by final.accelerator_id, final.price_basis

@@ -1,0 +1,55 @@
+-- one row per spot offer in force priced above the on-demand offer of the same provider, sku
+-- and region (and currency). Real catalogs contain these (e.g. some GCP rows), so this is a
+-- table to inspect, not a check that blocks publishing.
+
+with
+
+offers as (
+
+    select * from gpu_offers
+
+),
+
+spot_offers as (
+
+    select * from offers
+    where offers.pricing_model = 'spot'
+        and offers.price_per_hour is not null
+
+),
+
+on_demand_offers as (
+
+    select * from offers
+    where offers.pricing_model = 'on_demand'
+        and offers.price_per_hour is not null
+
+),
+
+final as (
+
+    select
+        'spot_above_on_demand' as anomaly,
+        spot_offers.accelerator_id,
+        spot_offers.provider,
+        spot_offers.sku,
+        spot_offers.region,
+        spot_offers.currency,
+        spot_offers.source as spot_source,
+        spot_offers.price_per_hour as spot_price_per_hour,
+        on_demand_offers.source as on_demand_source,
+        on_demand_offers.price_per_hour as on_demand_price_per_hour,
+        spot_offers.price_per_hour / on_demand_offers.price_per_hour as spot_to_on_demand_ratio,
+        spot_offers.observed_at
+    from spot_offers
+    inner join on_demand_offers
+        on on_demand_offers.provider = spot_offers.provider
+        and on_demand_offers.sku = spot_offers.sku
+        and on_demand_offers.region = spot_offers.region
+        and on_demand_offers.currency = spot_offers.currency
+    where spot_offers.price_per_hour > on_demand_offers.price_per_hour
+
+)
+
+select * from final
+order by final.provider, final.sku, final.region, final.spot_source, final.on_demand_source

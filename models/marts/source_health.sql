@@ -1,0 +1,196 @@
+-- one row per source (every source ever fetched, plus the curated 'reference' prices):
+-- last success and failure, the last fetch's status, the last error, how many rows are in
+-- force and how old the newest of them is (at build time), and fetch counts.
+--
+-- * a fetch succeeded when its status is ok, replayed or unchanged and it carries no error;
+--   it failed when its status is failed or it carries an error (a refused payload).
+-- * last_error_type / last_error are those of the most recent failed fetch (which may be
+--   older than the last success; compare last_failure_at with last_success_at).
+-- * rows_in_force counts price and spec observations of the fetches in force; for
+--   'reference', the reference prices in use (not superseded by a scraped offer).
+-- * newest_observed_at / data_age_hours: the newest time the data in force was seen to be
+--   true, counting an identical ('unchanged') refetch as a new observation of the same rows.
+
+with
+
+fetches as (
+
+    select * from stg_raw__fetches
+
+),
+
+fetches_in_force as (
+
+    select * from int_fetches_in_force
+
+),
+
+price_snapshots as (
+
+    select * from int_price_snapshots_current
+
+),
+
+spec_observations as (
+
+    select * from stg_raw__spec_observations
+
+),
+
+offers as (
+
+    select * from int_offers_mapped
+
+),
+
+classified_fetches as (
+
+    select
+        fetches.*,
+        fetches.status in ('ok', 'replayed', 'unchanged')
+            and fetches.error_type is null as is_success,
+        fetches.status = 'failed' or fetches.error_type is not null as is_failure
+    from fetches
+
+),
+
+fetch_counts as (
+
+    select
+        classified_fetches.source,
+        count(*) as fetches_total,
+        count(*) filter (where classified_fetches.is_failure) as fetches_failed,
+        max(coalesce(classified_fetches.finished_at, classified_fetches.started_at))
+            filter (where classified_fetches.is_success) as last_success_at,
+        max(coalesce(classified_fetches.finished_at, classified_fetches.started_at))
+            filter (where classified_fetches.is_failure) as last_failure_at
+    from classified_fetches
+    group by classified_fetches.source
+
+),
+
+last_fetches as (
+
+    select
+        classified_fetches.source,
+        classified_fetches.status as last_status
+    from classified_fetches
+    qualify row_number() over (
+        partition by classified_fetches.source
+        order by classified_fetches.started_at desc, classified_fetches.fetch_id desc
+    ) = 1
+
+),
+
+last_failures as (
+
+    select
+        classified_fetches.source,
+        classified_fetches.error_type as last_error_type,
+        classified_fetches.error as last_error
+    from classified_fetches
+    where classified_fetches.is_failure
+    qualify row_number() over (
+        partition by classified_fetches.source
+        order by classified_fetches.started_at desc, classified_fetches.fetch_id desc
+    ) = 1
+
+),
+
+rows_in_force as (
+
+    select
+        price_snapshots.fetch_id,
+        price_snapshots.observed_at
+    from price_snapshots
+    union all
+    select
+        spec_observations.fetch_id,
+        spec_observations.observed_at
+    from spec_observations
+
+),
+
+in_force_stats as (
+
+    select
+        fetches_in_force.source,
+        count(*) as rows_in_force,
+        max(greatest(rows_in_force.observed_at, fetches_in_force.confirmed_observed_at))
+            as newest_observed_at
+    from fetches_in_force
+    inner join rows_in_force
+        on rows_in_force.fetch_id = fetches_in_force.fetch_id
+    group by fetches_in_force.source
+
+),
+
+fetched_sources as (
+
+    select
+        fetch_counts.source,
+        fetch_counts.last_success_at,
+        fetch_counts.last_failure_at,
+        last_fetches.last_status,
+        last_failures.last_error_type,
+        last_failures.last_error,
+        coalesce(in_force_stats.rows_in_force, 0) as rows_in_force,
+        in_force_stats.newest_observed_at,
+        fetch_counts.fetches_total,
+        fetch_counts.fetches_failed
+    from fetch_counts
+    left join last_fetches
+        on last_fetches.source = fetch_counts.source
+    left join last_failures
+        on last_failures.source = fetch_counts.source
+    left join in_force_stats
+        on in_force_stats.source = fetch_counts.source
+
+),
+
+reference_source as (
+
+    select
+        'reference' as source,
+        cast(null as timestamptz) as last_success_at,
+        cast(null as timestamptz) as last_failure_at,
+        'curated' as last_status,
+        cast(null as varchar) as last_error_type,
+        cast(null as varchar) as last_error,
+        count(*) as rows_in_force,
+        max(offers.observed_at) as newest_observed_at,
+        0 as fetches_total,
+        0 as fetches_failed
+    from offers
+    where offers.source = 'reference'
+
+),
+
+all_sources as (
+
+    select * from fetched_sources
+    union all by name
+    select * from reference_source
+
+),
+
+final as (
+
+    select
+        all_sources.source,
+        all_sources.last_success_at,
+        all_sources.last_failure_at,
+        all_sources.last_status,
+        all_sources.last_error_type,
+        all_sources.last_error,
+        all_sources.rows_in_force,
+        all_sources.newest_observed_at,
+        epoch(now() - all_sources.newest_observed_at) / 3600.0 as data_age_hours,
+        all_sources.fetches_total,
+        all_sources.fetches_failed
+    from all_sources
+
+)
+
+select * from final
+order by final.source

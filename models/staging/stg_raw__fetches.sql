@@ -1,0 +1,45 @@
+-- one row per fetch attempt of a source (live or replayed, successful or not).
+
+with
+
+source as (
+
+    select * from raw.fetches
+
+),
+
+renamed as (
+
+    select
+        ---------- ids
+        source.fetch_id,
+        source.run_id,
+        source.source,
+        coalesce(source.stream, '') as stream,
+        source.sha256,
+
+        ---------- how and what
+        source.mode as fetch_mode,
+        source.url,
+        source.payload_name,
+        source.payload_path,
+        source.http_status,
+        source.bytes as payload_bytes,
+
+        ---------- outcome
+        lower(source.status) as status,
+        source.rows_loaded,
+        source.rows_rejected,
+        source.error_type,
+        source.error,
+
+        ---------- timestamps
+        source.started_at,
+        source.finished_at,
+        source.observed_at
+
+    from source
+
+)
+
+select * from renamed

@@ -1,0 +1,43 @@
+-- one row per listed price of one offer (source x provider x sku x region x pricing model)
+-- as loaded by one fetch. price_per_hour is the whole instance; zero or negative prices are
+-- unknown (null), never free.
+
+with
+
+source as (
+
+    select * from raw.price_observations
+
+),
+
+renamed as (
+
+    select
+        ---------- ids
+        source.fetch_id,
+        source.source,
+        lower(trim(source.provider)) as provider,
+        source.sku,
+        source.region,
+        lower(source.pricing_model) as pricing_model,
+        lower(coalesce(source.os, 'linux')) as os,
+
+        ---------- price
+        upper(source.currency) as currency,
+        case when source.price_per_hour > 0 then source.price_per_hour end as price_per_hour,
+
+        ---------- hardware
+        source.gpu_name_raw,
+        source.gpu_count,
+        source.gpu_memory_gb,
+        source.vcpus,
+        source.ram_gb,
+
+        ---------- timestamps
+        source.observed_at
+
+    from source
+
+)
+
+select * from renamed

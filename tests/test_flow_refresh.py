@@ -1,0 +1,73 @@
+"""End to end through Prefect (one temporary server for the session, ~10 s): the refresh flow
+fetches live sources from a loopback server, one source failing, and still publishes."""
+
+import http.server
+import threading
+from pathlib import Path
+
+import duckdb
+import pytest
+
+LAMBDA_PAGE = Path(__file__).parent / "fixtures" / "lambda" / "lambda_2026_tabs_min.html"
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802
+        if self.path.startswith("/lambda"):
+            body = _Handler.lambda_body
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        else:  # azure and skypilot: server error
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server():
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+
+
+@pytest.mark.flow
+def test_refresh_flow_isolates_a_failing_source(server, tmp_path, monkeypatch):
+    from prefect.testing.utilities import prefect_test_harness
+
+    from catalog.sources import azure, lambda_cloud, skypilot
+    from flows import refresh as refresh_mod
+
+    if not LAMBDA_PAGE.exists():
+        pytest.skip("lambda fixture page missing")
+    _Handler.lambda_body = LAMBDA_PAGE.read_bytes()
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_LAMBDA", f"{server}/lambda/pricing")
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_AZURE", f"{server}/azure/api/retail/prices")
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_SKYPILOT", f"{server}/skypilot/catalogs/v8")
+    monkeypatch.setattr(refresh_mod, "FETCH_RETRY_DELAY_S", 0)
+    for module in (azure, lambda_cloud, skypilot):
+        monkeypatch.setattr(module, "BACKOFF_S", 0.0, raising=False)
+
+    with prefect_test_harness(server_startup_timeout=90):
+        summary = refresh_mod.refresh(data_dir=str(tmp_path))
+
+    status = {s.source: s.status for s in summary.sources}
+    assert status["lambda"] == "live"
+    assert status["azure"] == "failed" and status["skypilot"] == "failed"
+    assert summary.published, summary.publish_error
+    errors = {s.source: s.error_type for s in summary.sources}
+    assert errors["azure"] == "HttpStatusError"
+
+    con = duckdb.connect(str(tmp_path / "gpucost.duckdb"), read_only=True)
+    n = con.execute("select count(*) from gpu_offers where source = 'lambda'").fetchone()[0]
+    health = dict(con.execute("select source, last_error_type from source_health").fetchall())
+    con.close()
+    assert n > 0
+    assert health.get("azure") == "HttpStatusError"
