@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed
 
 export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
 export PREFECT_HOME ?= $(CURDIR)/warehouse/data/prefect
+# the first start of the temporary Prefect server on an empty PREFECT_HOME can take > 20 s
+export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
 .PHONY: refresh test lint lock clean setup
 
@@ -21,6 +23,7 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 refresh: $(STAMP)
+	mkdir -p "$(PREFECT_HOME)"
 	$(BIN)/gpucost refresh
 
 test: $(STAMP)

@@ -10,8 +10,10 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
+from urllib3.exceptions import NameResolutionError
 
 from catalog.records import HttpStatusError, Payload, ResponseTooLargeError, UnreachableError
 
@@ -26,6 +28,21 @@ def source_url(name: str, default: str) -> str:
     """The endpoint of source `name`: GPUCOST_SOURCE_URL_<NAME> if set, else `default`."""
     override = os.environ.get(f"GPUCOST_SOURCE_URL_{name.upper()}", "").strip()
     return override or default
+
+
+def _describe(exc: BaseException) -> tuple[str, bool]:
+    """A one-line reason for a connection failure, and whether retrying can help."""
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    if isinstance(reason, NameResolutionError):
+        return "DNS lookup failed (no network or unknown host)", False
+    if isinstance(exc, requests.Timeout):
+        return f"timed out ({type(exc).__name__})", True
+    text = str(reason or exc)
+    if "Connection refused" in text:
+        return "connection refused", True
+    if "reset" in text.lower():
+        return "connection reset", True
+    return f"{type(exc).__name__}: {text[:200]}", True
 
 
 def _retry_after(resp: requests.Response, fallback: float) -> float:
@@ -55,7 +72,8 @@ def fetch(
     """Fetch one URL into a Payload, or raise a named FetchError.
 
     Retries (with exponential backoff, honouring Retry-After) only on 429 and 5xx statuses
-    and on connection errors; any other 4xx fails at once. The body is streamed and refused
+    and on transient connection errors (timeouts, resets, refusals); a failed DNS lookup and
+    any other 4xx fail at once. The body is streamed and refused
     once it exceeds `max_bytes`, so a 1 GB response never reaches memory.
     """
     sess = session or requests.Session()
@@ -70,8 +88,10 @@ def fetch(
                 timeout=timeout, stream=True,
             )
         except (requests.ConnectionError, requests.Timeout) as exc:
-            if attempt > retries:
-                raise UnreachableError(f"{type(exc).__name__} for {url}: {exc}") from exc
+            why, transient = _describe(exc)
+            if attempt > retries or not transient:
+                host = urlsplit(url).netloc
+                raise UnreachableError(f"{host} unreachable: {why}") from exc
             sleep(delay)
             continue
         try:

@@ -105,7 +105,7 @@ class FetchError(SourceError):
 
 class HttpStatusError(FetchError):
     def __init__(self, url: str, status: int) -> None:
-        super().__init__(f"HTTP {status} from {url}")
+        super().__init__(f"HTTP {status} from {url.split('?')[0]}")
         self.url = url
         self.status = status
 

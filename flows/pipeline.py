@@ -67,7 +67,10 @@ def fetch_source(name: str) -> Fetched:
     if hasattr(module, "fetch_each"):
         payloads, errors = module.fetch_each()
         if not payloads and errors:
-            detail = "; ".join(f"{k}: {v}" for k, v in errors.items())
+            by_message: dict[str, list[str]] = {}
+            for part, err in errors.items():
+                by_message.setdefault(str(err).removeprefix("not tried: "), []).append(part)
+            detail = "; ".join(f"{', '.join(p)}: {m}" for m, p in by_message.items())
             raise FetchError(f"{name}: every part failed ({detail})")
         return Fetched(list(payloads), dict(errors))
     return Fetched(list(module.fetch()))

@@ -30,7 +30,9 @@ FETCH_RETRY_DELAY_S = 5
 @dataclass
 class SourceSummary:
     source: str
-    status: str  # live | unchanged | failed | stale (failed, older data still in force)
+    # live | unchanged | failed | stale (failed, older data still in force)
+    # | curated (reference prices from the catalog) | not run (data in force, not fetched now)
+    status: str
     rows_loaded: int = 0
     rows_rejected: int = 0
     payloads: int = 0
@@ -104,6 +106,13 @@ def _attach_health(summary: RunSummary, data_dir: Path) -> None:
             s.rows_in_force, s.data_age_hours = health[s.source]
             if s.status == "failed" and (s.rows_in_force or 0) > 0:
                 s.status = "stale"
+    # sources not fetched in this run whose data is in force (the curated reference prices)
+    ran = {s.source for s in summary.sources}
+    for source, (rows, age) in sorted(health.items()):
+        if source not in ran and rows:
+            summary.sources.append(SourceSummary(
+                source=source, status="curated" if source == "reference" else "not run",
+                rows_in_force=rows, data_age_hours=age))
 
 
 def run_refresh(

@@ -65,6 +65,7 @@ from catalog.records import (
     Payload,
     PriceObservation,
     Reject,
+    UnreachableError,
 )
 
 NAME = "skypilot"
@@ -107,9 +108,16 @@ def fetch(session: requests.Session | None = None) -> list[Payload]:
     """One payload per cloud that could be fetched; FetchError only if all of them failed."""
     payloads, failures = fetch_each(session)
     if not payloads:
-        detail = "; ".join(f"{c}: {e}" for c, e in failures.items())
-        raise FetchError(f"skypilot: every cloud failed ({detail})")
+        raise FetchError(f"skypilot: every cloud failed ({_failure_digest(failures)})")
     return payloads
+
+
+def _failure_digest(failures: dict[str, FetchError]) -> str:
+    """Failures grouped by message, so 13 clouds behind one dead host read as one line."""
+    by_message: dict[str, list[str]] = {}
+    for cloud, exc in failures.items():
+        by_message.setdefault(str(exc).removeprefix("not tried: "), []).append(cloud)
+    return "; ".join(f"{', '.join(c)}: {m}" for m, c in by_message.items())
 
 
 def fetch_each(
@@ -121,7 +129,11 @@ def fetch_each(
     payloads: list[Payload] = []
     failures: dict[str, FetchError] = {}
     try:
+        unreachable: UnreachableError | None = None
         for cloud in CLOUDS:
+            if unreachable is not None:  # same host: do not hammer it cloud after cloud
+                failures[cloud] = UnreachableError(f"not tried: {unreachable}")
+                continue
             try:
                 payloads.append(http.fetch(
                     f"{base}/{cloud}/vms.csv", name=f"{cloud}/vms.csv", ext="csv",
@@ -130,6 +142,8 @@ def fetch_each(
             except FetchError as exc:
                 log.warning("skypilot: %s/vms.csv not fetched: %s", cloud, exc)
                 failures[cloud] = exc
+                if isinstance(exc, UnreachableError):
+                    unreachable = exc
     finally:
         if session is None:
             sess.close()
