@@ -55,8 +55,15 @@ def test_refresh_flow_isolates_a_failing_source(server, tmp_path, monkeypatch):
     for module in (azure, lambda_cloud, skypilot):
         monkeypatch.setattr(module, "BACKOFF_S", 0.0, raising=False)
 
+    from prefect.client.orchestration import get_client
+
     with prefect_test_harness(server_startup_timeout=90):
         summary = refresh_mod.refresh(data_dir=str(tmp_path))
+        with get_client(sync_client=True) as client:
+            artifacts = client.read_artifacts()
+    summary_artifacts = [a for a in artifacts if a.key == "refresh-summary"]
+    assert summary_artifacts and summary_artifacts[0].type == "table"
+    assert "lambda" in str(summary_artifacts[0].data)
 
     status = {s.source: s.status for s in summary.sources}
     assert status["lambda"] == "live"
