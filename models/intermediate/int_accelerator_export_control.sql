@@ -11,8 +11,9 @@
 -- * performance density = TPP / die area (mm2, the applicable logic die area); null where the
 --   catalog has no die area (chiplet parts whose summed logic-die area is not published).
 -- * band: the first ECCN (3A090.a before 3A090.b) with a prong that holds; a prong marked
---   applies_to 'data_center' does not apply to consumer parts (form factor "consumer":
---   Note 2 to 3A090, not designed or marketed for data centers). When no prong holds:
+--   applies_to 'data_center' does not apply to consumer parts (form factor "consumer" or a
+--   GeForce name: Note 2 to 3A090, not designed or marketed for data centers; workstation
+--   cards count as data-center parts, the conservative reading). When no prong holds:
 --   'undetermined: no die area' if a prong could still hold once the density is known,
 --   'not applicable: not a data-center part (Note 2)' if a data-center prong would hold,
 --   else 'not 3A090'. Null when no dense throughput is known.
@@ -126,8 +127,11 @@ measures as (
 
     select
         accelerator_specs.accelerator_id,
-        coalesce(accelerator_specs.form_factor ilike '%consumer%', false)
-            as is_non_data_center,
+        coalesce(
+            accelerator_specs.form_factor ilike '%consumer%'
+            or accelerator_specs.name ilike '%geforce%',
+            false
+        ) as is_non_data_center,
         tpp_best.tpp,
         tpp_best.tpp_precision,
         die_areas.die_area_mm2,

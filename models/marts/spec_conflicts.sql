@@ -95,7 +95,10 @@ diagnosed as (
         case
             when disagreements.is_tensor_metric
                 and abs(disagreements.ratio / 2 - 1) <= 0.02
-                and accelerator_specs.form_factor ilike '%consumer%'
+                and (
+                    accelerator_specs.form_factor ilike '%consumer%'
+                    or accelerator_specs.name ilike '%geforce%'
+                )
                 and disagreements.metric in (
                     'peak_bf16_dense_tflops', 'peak_fp16_dense_tflops', 'peak_fp8_dense_tflops'
                 )
