@@ -42,6 +42,7 @@ def server():
 def test_refresh_flow_isolates_a_failing_source(server, tmp_path, monkeypatch):
     from prefect.testing.utilities import prefect_test_harness
 
+    from catalog import sources
     from catalog.sources import azure, lambda_cloud, skypilot
     from flows import refresh as refresh_mod
 
@@ -54,6 +55,11 @@ def test_refresh_flow_isolates_a_failing_source(server, tmp_path, monkeypatch):
     monkeypatch.setattr(refresh_mod, "FETCH_RETRY_DELAY_S", 0)
     for module in (azure, lambda_cloud, skypilot):
         monkeypatch.setattr(module, "BACKOFF_S", 0.0, raising=False)
+    # the spec sources fail on the loopback server too (never the real internet)
+    for name in ("epoch", "techpowerup", "wikipedia", "rocm", "mlperf"):
+        monkeypatch.setenv(f"GPUCOST_SOURCE_URL_{name.upper()}", f"{server}/{name}")
+        monkeypatch.setattr(sources.get(name), "BACKOFF_S", 0.0)
+        monkeypatch.setattr(sources.get(name), "POLITENESS_S", 0.0, raising=False)
 
     from prefect.client.orchestration import get_client
 
@@ -68,6 +74,7 @@ def test_refresh_flow_isolates_a_failing_source(server, tmp_path, monkeypatch):
     status = {s.source: s.status for s in summary.sources}
     assert status["lambda"] == "live"
     assert status["azure"] == "failed" and status["skypilot"] == "failed"
+    assert status["epoch"] == "failed"
     assert summary.published, summary.publish_error
     errors = {s.source: s.error_type for s in summary.sources}
     assert errors["azure"] == "HttpStatusError"

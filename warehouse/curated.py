@@ -13,7 +13,9 @@ import duckdb
 
 from catalog import CATALOG_DIR
 
-CURATED_TABLES = ("accelerators", "aliases", "reference_prices", "assumptions")
+CURATED_TABLES = (
+    "accelerators", "aliases", "reference_prices", "assumptions", "export_control_thresholds",
+)
 
 
 class CuratedDataError(Exception):

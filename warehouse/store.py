@@ -38,6 +38,22 @@ PRICE_COLUMNS = [
     "observed_at",
 ]
 
+SPEC_COLUMNS = [
+    "fetch_id", "source", "accelerator_name_raw", "metric", "value", "unit", "observed_at",
+]
+REJECT_COLUMNS = ["fetch_id", "source", "reason", "detail", "raw_row", "observed_at"]
+
+
+def _insert_frame(con: duckdb.DuckDBPyConnection, table: str, columns: list[str],
+                  rows: list[tuple[object, ...]]) -> None:
+    frame = pd.DataFrame(rows, columns=columns)
+    con.register("_rows", frame)
+    try:
+        con.execute(f"insert into {table} ({', '.join(columns)}) "
+                    f"select {', '.join(columns)} from _rows")
+    finally:
+        con.unregister("_rows")
+
 
 @dataclass(frozen=True)
 class SavedPayload:
@@ -226,18 +242,16 @@ class RawStore:
                     f"select {', '.join(PRICE_COLUMNS)} from _prices"
                 )
                 con.unregister("_prices")
+            # bulk inserts through a registered frame (executemany is row by row: seconds
+            # for a few thousand spec rows)
             if result.specs:
-                con.executemany(
-                    "insert into spec_observations values (?, ?, ?, ?, ?, ?, ?)",
-                    [(fid, source, s.accelerator_name_raw, s.metric, s.value, s.unit,
-                      observed_at) for s in result.specs],
-                )
+                _insert_frame(con, "spec_observations", SPEC_COLUMNS, [
+                    (fid, source, s.accelerator_name_raw, s.metric, s.value, s.unit,
+                     observed_at) for s in result.specs])
             if result.rejects:
-                con.executemany(
-                    "insert into rejects values (?, ?, ?, ?, ?, ?)",
-                    [(fid, source, r.reason, r.detail[:RAW_ROW_MAX_CHARS],
-                      r.raw_row[:RAW_ROW_MAX_CHARS], observed_at) for r in result.rejects],
-                )
+                _insert_frame(con, "rejects", REJECT_COLUMNS, [
+                    (fid, source, r.reason, r.detail[:RAW_ROW_MAX_CHARS],
+                     r.raw_row[:RAW_ROW_MAX_CHARS], observed_at) for r in result.rejects])
             con.execute("commit")
         except BaseException:
             con.execute("rollback")

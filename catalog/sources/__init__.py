@@ -30,6 +30,11 @@ _MODULES = {
     "azure": "catalog.sources.azure",
     "skypilot": "catalog.sources.skypilot",
     "lambda": "catalog.sources.lambda_cloud",
+    "epoch": "catalog.sources.epoch",
+    "techpowerup": "catalog.sources.techpowerup",
+    "wikipedia": "catalog.sources.wikipedia",
+    "rocm": "catalog.sources.rocm",
+    "mlperf": "catalog.sources.mlperf",
 }
 
 

@@ -1,12 +1,134 @@
 -- one row per accelerator: the wide spec table (dense peak throughput per precision, memory,
 -- bandwidth, power, die area), the purchase price estimate with its basis, date and source,
--- and where the specs come from (spec_source).
+-- where each spec value comes from, and the export-control metrics.
+--
+-- * the curated catalog is the backbone: one row per catalogued accelerator, descriptors and
+--   prices from catalog/accelerators.csv;
+-- * each spec value is the reconciled one (int_spec_values: the best-ranked source allowed to
+--   fill it, curated first), and <metric>_source names the source it came from
+--   ('curated', 'epoch', ...); every source's value is in accelerator_spec_values, the
+--   disagreements in spec_conflicts; spec_source lists the sources used, best-ranked first;
+-- * training_precision / peak_training_dense_tflops: bf16 where the part has it, else fp16
+--   (V100, T4: the best 16-bit training precision);
+-- * tpp, tpp_precision, performance_density, eccn_3a090_band, eccn_3a090_prongs:
+--   int_accelerator_export_control (TPP = max over precisions of dense TFLOP/s x bit length);
+--   tpp_epoch is Epoch AI's own TPP for the part, a cross-check.
 
 with
 
 curated_accelerators as (
 
     select * from stg_curated__accelerators
+
+),
+
+spec_values as (
+
+    select * from int_spec_values
+
+),
+
+export_control as (
+
+    select * from int_accelerator_export_control
+
+),
+
+chosen as (
+
+    select
+        spec_values.accelerator_id,
+        max(spec_values.value) filter (where spec_values.metric = 'memory_gb') as memory_gb,
+        max(spec_values.source) filter (where spec_values.metric = 'memory_gb')
+            as memory_gb_source,
+        max(spec_values.value) filter (where spec_values.metric = 'memory_bw_tbps')
+            as memory_bw_tbps,
+        max(spec_values.source) filter (where spec_values.metric = 'memory_bw_tbps')
+            as memory_bw_tbps_source,
+        max(spec_values.value) filter (where spec_values.metric = 'interconnect_bw_gbps')
+            as interconnect_bw_gbps,
+        max(spec_values.source) filter (where spec_values.metric = 'interconnect_bw_gbps')
+            as interconnect_bw_gbps_source,
+        max(spec_values.value) filter (where spec_values.metric = 'tdp_w') as tdp_w,
+        max(spec_values.source) filter (where spec_values.metric = 'tdp_w') as tdp_w_source,
+        max(spec_values.value) filter (where spec_values.metric = 'die_area_mm2')
+            as die_area_mm2,
+        max(spec_values.source) filter (where spec_values.metric = 'die_area_mm2')
+            as die_area_mm2_source,
+        max(spec_values.value) filter (where spec_values.metric = 'peak_fp64_dense_tflops')
+            as peak_fp64_dense_tflops,
+        max(spec_values.source) filter (where spec_values.metric = 'peak_fp64_dense_tflops')
+            as peak_fp64_dense_tflops_source,
+        max(spec_values.value)
+            filter (where spec_values.metric = 'peak_fp64_matrix_dense_tflops')
+            as peak_fp64_matrix_dense_tflops,
+        max(spec_values.source)
+            filter (where spec_values.metric = 'peak_fp64_matrix_dense_tflops')
+            as peak_fp64_matrix_dense_tflops_source,
+        max(spec_values.value) filter (where spec_values.metric = 'peak_fp32_dense_tflops')
+            as peak_fp32_dense_tflops,
+        max(spec_values.source) filter (where spec_values.metric = 'peak_fp32_dense_tflops')
+            as peak_fp32_dense_tflops_source,
+        max(spec_values.value) filter (where spec_values.metric = 'peak_tf32_dense_tflops')
+            as peak_tf32_dense_tflops,
+        max(spec_values.source) filter (where spec_values.metric = 'peak_tf32_dense_tflops')
+            as peak_tf32_dense_tflops_source,
+        max(spec_values.value) filter (where spec_values.metric = 'peak_bf16_dense_tflops')
+            as peak_bf16_dense_tflops,
+        max(spec_values.source) filter (where spec_values.metric = 'peak_bf16_dense_tflops')
+            as peak_bf16_dense_tflops_source,
+        max(spec_values.value) filter (where spec_values.metric = 'peak_fp16_dense_tflops')
+            as peak_fp16_dense_tflops,
+        max(spec_values.source) filter (where spec_values.metric = 'peak_fp16_dense_tflops')
+            as peak_fp16_dense_tflops_source,
+        max(spec_values.value) filter (where spec_values.metric = 'peak_fp8_dense_tflops')
+            as peak_fp8_dense_tflops,
+        max(spec_values.source) filter (where spec_values.metric = 'peak_fp8_dense_tflops')
+            as peak_fp8_dense_tflops_source,
+        max(spec_values.value) filter (where spec_values.metric = 'peak_int8_dense_tflops')
+            as peak_int8_dense_tflops,
+        max(spec_values.source) filter (where spec_values.metric = 'peak_int8_dense_tflops')
+            as peak_int8_dense_tflops_source,
+        max(spec_values.value) filter (where spec_values.metric = 'peak_fp4_dense_tflops')
+            as peak_fp4_dense_tflops,
+        max(spec_values.source) filter (where spec_values.metric = 'peak_fp4_dense_tflops')
+            as peak_fp4_dense_tflops_source
+    from spec_values
+    where spec_values.is_chosen
+    group by spec_values.accelerator_id
+
+),
+
+sources_used as (
+
+    select distinct
+        spec_values.accelerator_id,
+        spec_values.source,
+        spec_values.source_rank
+    from spec_values
+    where spec_values.is_chosen
+
+),
+
+chosen_sources as (
+
+    select
+        sources_used.accelerator_id,
+        string_agg(sources_used.source, '+' order by sources_used.source_rank,
+            sources_used.source) as spec_source
+    from sources_used
+    group by sources_used.accelerator_id
+
+),
+
+conflict_counts as (
+
+    select
+        spec_values.accelerator_id,
+        count(*) as spec_conflict_count
+    from spec_values
+    where spec_values.differs_from_reference
+    group by spec_values.accelerator_id
 
 ),
 
@@ -22,26 +144,26 @@ final as (
         curated_accelerators.launch_date,
 
         ---------- memory and interconnect
-        curated_accelerators.memory_gb,
+        chosen.memory_gb,
         curated_accelerators.memory_type,
-        curated_accelerators.memory_bw_tbps,
-        curated_accelerators.interconnect_bw_gbps,
+        chosen.memory_bw_tbps,
+        chosen.interconnect_bw_gbps,
         curated_accelerators.interconnect_link,
 
         ---------- power and silicon
-        curated_accelerators.tdp_w,
-        curated_accelerators.die_area_mm2,
+        chosen.tdp_w,
+        chosen.die_area_mm2,
 
         ---------- dense peak throughput
-        curated_accelerators.peak_fp64_dense_tflops,
-        curated_accelerators.peak_fp64_matrix_dense_tflops,
-        curated_accelerators.peak_fp32_dense_tflops,
-        curated_accelerators.peak_tf32_dense_tflops,
-        curated_accelerators.peak_bf16_dense_tflops,
-        curated_accelerators.peak_fp16_dense_tflops,
-        curated_accelerators.peak_fp8_dense_tflops,
-        curated_accelerators.peak_int8_dense_tflops,
-        curated_accelerators.peak_fp4_dense_tflops,
+        chosen.peak_fp64_dense_tflops,
+        chosen.peak_fp64_matrix_dense_tflops,
+        chosen.peak_fp32_dense_tflops,
+        chosen.peak_tf32_dense_tflops,
+        chosen.peak_bf16_dense_tflops,
+        chosen.peak_fp16_dense_tflops,
+        chosen.peak_fp8_dense_tflops,
+        chosen.peak_int8_dense_tflops,
+        chosen.peak_fp4_dense_tflops,
         curated_accelerators.vendor_bf16_sparse_tflops,
 
         ---------- purchase price estimate
@@ -53,9 +175,50 @@ final as (
         ---------- provenance
         curated_accelerators.source_url,
         curated_accelerators.notes,
-        'curated' as spec_source
+        coalesce(chosen_sources.spec_source, 'curated') as spec_source,
+
+        ---------- where each value comes from
+        chosen.memory_gb_source,
+        chosen.memory_bw_tbps_source,
+        chosen.interconnect_bw_gbps_source,
+        chosen.tdp_w_source,
+        chosen.die_area_mm2_source,
+        chosen.peak_fp64_dense_tflops_source,
+        chosen.peak_fp64_matrix_dense_tflops_source,
+        chosen.peak_fp32_dense_tflops_source,
+        chosen.peak_tf32_dense_tflops_source,
+        chosen.peak_bf16_dense_tflops_source,
+        chosen.peak_fp16_dense_tflops_source,
+        chosen.peak_fp8_dense_tflops_source,
+        chosen.peak_int8_dense_tflops_source,
+        chosen.peak_fp4_dense_tflops_source,
+        coalesce(conflict_counts.spec_conflict_count, 0) as spec_conflict_count,
+
+        ---------- best training precision
+        case
+            when chosen.peak_bf16_dense_tflops is not null then 'bf16'
+            when chosen.peak_fp16_dense_tflops is not null then 'fp16'
+        end as training_precision,
+        coalesce(chosen.peak_bf16_dense_tflops, chosen.peak_fp16_dense_tflops)
+            as peak_training_dense_tflops,
+
+        ---------- export control (ECCN 3A090, October 2023 rule)
+        export_control.tpp,
+        export_control.tpp_precision,
+        export_control.performance_density,
+        export_control.eccn_3a090_band,
+        export_control.eccn_3a090_prongs,
+        export_control.tpp_epoch
 
     from curated_accelerators
+    left join chosen
+        on chosen.accelerator_id = curated_accelerators.accelerator_id
+    left join chosen_sources
+        on chosen_sources.accelerator_id = curated_accelerators.accelerator_id
+    left join conflict_counts
+        on conflict_counts.accelerator_id = curated_accelerators.accelerator_id
+    left join export_control
+        on export_control.accelerator_id = curated_accelerators.accelerator_id
 
 )
 
