@@ -156,8 +156,9 @@ def test_lambda_live_page(server: LocalServer, monkeypatch: pytest.MonkeyPatch) 
     server.route = lambda path: (200, {"Content-Type": "text/html"}, html)
     payloads = lambda_cloud.fetch()
     assert [(p.name, p.ext) for p in payloads] == [("pricing.html", "html")]
-    assert server.requests[0][0] == "/pricing"
-    assert server.requests[0][1]["User-Agent"] == USER_AGENT
+    # a scraped page: robots.txt is read first, then the page, both with our User-Agent
+    assert [r[0] for r in server.requests] == ["/robots.txt", "/pricing"]
+    assert all(r[1]["User-Agent"] == USER_AGENT for r in server.requests)
     assert len(lambda_cloud.parse(payloads[0]).prices) == 3
 
 
@@ -166,7 +167,7 @@ def test_lambda_500_raises(server: LocalServer, monkeypatch: pytest.MonkeyPatch)
     server.route = lambda path: (503, {}, b"down")
     with pytest.raises(HttpStatusError):
         lambda_cloud.fetch()
-    assert len(server.requests) == 4
+    assert [r[0] for r in server.requests].count("/pricing") == 4
 
 
 # --- skypilot --------------------------------------------------------------------------------
