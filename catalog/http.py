@@ -17,6 +17,7 @@ from urllib.robotparser import RobotFileParser
 import requests
 from urllib3.exceptions import NameResolutionError
 
+from catalog import secrets
 from catalog.records import (
     HttpStatusError,
     Payload,
@@ -25,6 +26,8 @@ from catalog.records import (
     TruncatedResponseError,
     UnreachableError,
 )
+
+secrets.install_log_redaction()
 
 USER_AGENT = "gpucost/0.1 (+https://github.com/gpucost/gpucost; open GPU price research)"
 DEFAULT_TIMEOUT = (5.0, 30.0)  # connect, read (seconds)

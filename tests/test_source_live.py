@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from catalog.http import USER_AGENT
-from catalog.records import FetchError, HttpStatusError
+from catalog.records import FetchError, HttpStatusError, PartsFailedError
 from catalog.sources import azure, lambda_cloud, skypilot
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -196,6 +196,8 @@ def test_skypilot_all_clouds_failing_raises(server: LocalServer,
     monkeypatch.setenv("GPUCOST_SOURCE_URL_SKYPILOT", server.base)
     monkeypatch.setattr(skypilot, "CLOUDS", ("lambda", "gcp"))
     server.route = lambda path: (500, {}, b"boom")
-    with pytest.raises(FetchError, match="every cloud failed"):
+    with pytest.raises(PartsFailedError, match="every part failed") as err:
         skypilot.fetch()
+    assert sorted(err.value.errors) == ["gcp", "lambda"]
+    assert all(isinstance(e, HttpStatusError) for e in err.value.errors.values())
     assert len(server.requests) == 8  # 2 clouds x (1 try + 3 retries)
