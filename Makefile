@@ -10,7 +10,7 @@ export PREFECT_HOME ?= $(CURDIR)/warehouse/data/prefect
 # the first start of the temporary Prefect server on an empty PREFECT_HOME can take > 20 s
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: refresh test lint lock clean setup
+.PHONY: refresh test lint lock clean setup bench reliability
 
 setup: $(STAMP)
 
@@ -28,6 +28,16 @@ refresh: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# Benchmarks (outside the test suite): synthetic 10M and 100M-row histories; see
+# benchmarks/RESULTS.md. ROWS=1M make bench for a quick run.
+ROWS ?= 10M,100M
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.bench --rows $(ROWS)
+
+# Fault-injection matrix -> docs/reliability.md (asserted by tests/test_faults.py)
+reliability: $(STAMP)
+	$(BIN)/python scripts/reliability_table.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

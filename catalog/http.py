@@ -7,21 +7,82 @@ point a source at a local server that way).
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
+from urllib.robotparser import RobotFileParser
 
 import requests
 from urllib3.exceptions import NameResolutionError
 
-from catalog.records import HttpStatusError, Payload, ResponseTooLargeError, UnreachableError
+from catalog import secrets
+from catalog.records import (
+    HttpStatusError,
+    Payload,
+    ResponseTooLargeError,
+    RobotsDisallowedError,
+    TruncatedResponseError,
+    UnreachableError,
+)
+
+secrets.install_log_redaction()
 
 USER_AGENT = "gpucost/0.1 (+https://github.com/gpucost/gpucost; open GPU price research)"
 DEFAULT_TIMEOUT = (5.0, 30.0)  # connect, read (seconds)
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 30.0
+# scraped HTML pages: at most one request per host per this many seconds (politeness)
+HTML_MIN_INTERVAL_S = 2.0
+ROBOTS_TIMEOUT = (5.0, 10.0)
+
+_host_lock = threading.Lock()
+_host_next_slot: dict[str, float] = {}
+_robots_cache: dict[str, RobotFileParser | None] = {}
+
+
+def _wait_for_host(url: str, min_interval_s: float, sleep: Callable[[float], None]) -> None:
+    """Space requests to one host at least `min_interval_s` apart (thread-safe)."""
+    if min_interval_s <= 0:
+        return
+    host = urlsplit(url).netloc
+    with _host_lock:
+        now = time.monotonic()
+        slot = max(now, _host_next_slot.get(host, 0.0))
+        _host_next_slot[host] = slot + min_interval_s
+    if slot > now:
+        sleep(slot - now)
+
+
+def _robots(url: str, session: requests.Session) -> RobotFileParser | None:
+    """The host's robots.txt (cached per process); None when it has none or it can't be read."""
+    parts = urlsplit(url)
+    base = f"{parts.scheme}://{parts.netloc}"
+    if base in _robots_cache:
+        return _robots_cache[base]
+    parser: RobotFileParser | None = None
+    try:
+        resp = session.get(f"{base}/robots.txt", headers={"User-Agent": USER_AGENT},
+                           timeout=ROBOTS_TIMEOUT)
+        if resp.status_code == 200 and len(resp.content) < 512 * 1024:
+            parser = RobotFileParser()
+            parser.parse(resp.content.decode("utf-8", "replace").splitlines())
+        elif resp.status_code in (401, 403):
+            parser = RobotFileParser()
+            parser.parse(["User-agent: *", "Disallow: /"])  # the convention for 401/403
+    except requests.RequestException:
+        parser = None  # unreachable: the page request itself will report it
+    _robots_cache[base] = parser
+    return parser
+
+
+def check_robots(url: str, session: requests.Session) -> None:
+    """Raise RobotsDisallowedError when the host's robots.txt forbids our User-Agent."""
+    parser = _robots(url, session)
+    if parser is not None and not parser.can_fetch(USER_AGENT, url):
+        raise RobotsDisallowedError(f"robots.txt of {urlsplit(url).netloc} disallows {url}")
 
 
 def source_url(name: str, default: str) -> str:
@@ -63,11 +124,12 @@ def fetch(
     params: Mapping[str, Any] | None = None,
     json_body: Any = None,
     headers: Mapping[str, str] | None = None,
-    timeout: tuple[float, float] = DEFAULT_TIMEOUT,
-    max_bytes: int = DEFAULT_MAX_BYTES,
+    timeout: tuple[float, float] | None = None,
+    max_bytes: int | None = None,
     retries: int = 3,
     backoff_s: float = 1.0,
     sleep: Callable[[float], None] = time.sleep,
+    html: bool = False,
 ) -> Payload:
     """Fetch one URL into a Payload, or raise a named FetchError.
 
@@ -75,13 +137,23 @@ def fetch(
     and on transient connection errors (timeouts, resets, refusals); a failed DNS lookup and
     any other 4xx fail at once. The body is streamed and refused
     once it exceeds `max_bytes`, so a 1 GB response never reaches memory.
+
+    `html=True` marks a scraped page: the host's robots.txt is honoured and requests to one
+    host are spaced HTML_MIN_INTERVAL_S apart. Defaults (timeout, size cap) are read at call
+    time from the module constants.
     """
+    timeout = timeout or DEFAULT_TIMEOUT
+    max_bytes = max_bytes or DEFAULT_MAX_BYTES
     sess = session or requests.Session()
+    if html:
+        check_robots(url, sess)
     hdrs = {"User-Agent": USER_AGENT, **(headers or {})}
     attempt = 0
     while True:
         attempt += 1
         delay = backoff_s * (2 ** (attempt - 1))
+        if html:
+            _wait_for_host(url, HTML_MIN_INTERVAL_S, sleep)
         try:
             resp = sess.request(
                 method, url, params=params, json=json_body, headers=hdrs,
@@ -113,7 +185,10 @@ def fetch(
                     chunks.append(chunk)
             except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
                 if attempt > retries:
-                    raise UnreachableError(f"body of {url} cut off: {exc}") from exc
+                    raise TruncatedResponseError(
+                        f"body of {url.split('?')[0]} cut off after {size} bytes "
+                        f"({type(exc).__name__})"
+                    ) from exc
                 sleep(delay)
                 continue
             return Payload(

@@ -115,6 +115,26 @@ class ResponseTooLargeError(FetchError):
         super().__init__(f"response from {url} exceeds the size cap of {limit} bytes")
 
 
+class PartsFailedError(FetchError):
+    """Every part of a multi-part feed failed; `errors` holds each part's own named error."""
+
+    def __init__(self, source: str, errors: dict[str, FetchError]) -> None:
+        by_message: dict[str, list[str]] = {}
+        for part, err in errors.items():
+            by_message.setdefault(str(err).removeprefix("not tried: "), []).append(part)
+        detail = "; ".join(f"{', '.join(p)}: {m}" for m, p in by_message.items())
+        super().__init__(f"{source}: every part failed ({detail})")
+        self.errors = errors
+
+
+class TruncatedResponseError(FetchError):
+    """The connection dropped before the whole body arrived (after retries)."""
+
+
+class RobotsDisallowedError(FetchError):
+    """The host's robots.txt forbids fetching this page; we do not fetch it."""
+
+
 class UnreachableError(FetchError):
     """Connection refused, DNS failure, timeout, reset: the host could not be reached."""
 

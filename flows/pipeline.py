@@ -17,7 +17,14 @@ from pathlib import Path
 import duckdb
 
 from catalog import sources
-from catalog.records import EmptyPayloadError, FetchError, ParseResult, Payload, SourceError
+from catalog.records import (
+    EmptyPayloadError,
+    FetchError,
+    ParseResult,
+    PartsFailedError,
+    Payload,
+    SourceError,
+)
 from models import runner
 from warehouse import data_dir as default_data_dir
 from warehouse.curated import load_curated
@@ -67,11 +74,7 @@ def fetch_source(name: str) -> Fetched:
     if hasattr(module, "fetch_each"):
         payloads, errors = module.fetch_each()
         if not payloads and errors:
-            by_message: dict[str, list[str]] = {}
-            for part, err in errors.items():
-                by_message.setdefault(str(err).removeprefix("not tried: "), []).append(part)
-            detail = "; ".join(f"{', '.join(p)}: {m}" for m, p in by_message.items())
-            raise FetchError(f"{name}: every part failed ({detail})")
+            raise PartsFailedError(name, dict(errors))
         return Fetched(list(payloads), dict(errors))
     return Fetched(list(module.fetch()))
 
@@ -184,6 +187,19 @@ def load_live(
         outcomes.append(record_fetch_failure(store, con, run_id=run_id, source=source,
                                              error=error, started_at=started_at, stream=part))
     return outcomes
+
+
+def record_fetch_failures(
+    store: RawStore, con: duckdb.DuckDBPyConnection, *, run_id: str, source: str,
+    error: BaseException, started_at: datetime,
+) -> list[LoadOutcome]:
+    """A failed live fetch; a multi-part feed records each part with its own named error."""
+    if isinstance(error, PartsFailedError):
+        return [record_fetch_failure(store, con, run_id=run_id, source=source, error=err,
+                                     started_at=started_at, stream=part)
+                for part, err in error.errors.items()]
+    return [record_fetch_failure(store, con, run_id=run_id, source=source, error=error,
+                                 started_at=started_at)]
 
 
 def record_fetch_failure(

@@ -132,9 +132,9 @@ def run_refresh(
             for name in names:
                 got = fetched[name]
                 if isinstance(got, BaseException):
-                    outcomes = [pipeline.record_fetch_failure(
+                    outcomes = pipeline.record_fetch_failures(
                         store, con, run_id=summary.run_id, source=name, error=got,
-                        started_at=started)]
+                        started_at=started)
                 else:
                     outcomes = pipeline.load_live(
                         store, con, run_id=summary.run_id, source=name, fetched=got,

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from catalog.http import USER_AGENT
-from catalog.records import FetchError, HttpStatusError
+from catalog.records import FetchError, HttpStatusError, PartsFailedError
 from catalog.sources import azure, lambda_cloud, skypilot
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -156,8 +156,9 @@ def test_lambda_live_page(server: LocalServer, monkeypatch: pytest.MonkeyPatch) 
     server.route = lambda path: (200, {"Content-Type": "text/html"}, html)
     payloads = lambda_cloud.fetch()
     assert [(p.name, p.ext) for p in payloads] == [("pricing.html", "html")]
-    assert server.requests[0][0] == "/pricing"
-    assert server.requests[0][1]["User-Agent"] == USER_AGENT
+    # a scraped page: robots.txt is read first, then the page, both with our User-Agent
+    assert [r[0] for r in server.requests] == ["/robots.txt", "/pricing"]
+    assert all(r[1]["User-Agent"] == USER_AGENT for r in server.requests)
     assert len(lambda_cloud.parse(payloads[0]).prices) == 3
 
 
@@ -166,7 +167,7 @@ def test_lambda_500_raises(server: LocalServer, monkeypatch: pytest.MonkeyPatch)
     server.route = lambda path: (503, {}, b"down")
     with pytest.raises(HttpStatusError):
         lambda_cloud.fetch()
-    assert len(server.requests) == 4
+    assert [r[0] for r in server.requests].count("/pricing") == 4
 
 
 # --- skypilot --------------------------------------------------------------------------------
@@ -195,6 +196,8 @@ def test_skypilot_all_clouds_failing_raises(server: LocalServer,
     monkeypatch.setenv("GPUCOST_SOURCE_URL_SKYPILOT", server.base)
     monkeypatch.setattr(skypilot, "CLOUDS", ("lambda", "gcp"))
     server.route = lambda path: (500, {}, b"boom")
-    with pytest.raises(FetchError, match="every cloud failed"):
+    with pytest.raises(PartsFailedError, match="every part failed") as err:
         skypilot.fetch()
+    assert sorted(err.value.errors) == ["gcp", "lambda"]
+    assert all(isinstance(e, HttpStatusError) for e in err.value.errors.values())
     assert len(server.requests) == 8  # 2 clouds x (1 try + 3 retries)

@@ -24,6 +24,7 @@ from catalog.records import (
     Payload,
     RowCountCollapseError,
 )
+from catalog.secrets import redact
 from warehouse import WAREHOUSE_DIR
 
 SCHEMA_SQL = (WAREHOUSE_DIR / "schema.sql").read_text(encoding="utf-8")
@@ -163,9 +164,9 @@ class RawStore:
         http_status: int | None = None,
     ) -> LoadOutcome:
         """A fetch or parse that failed: recorded with its named error, no rows loaded."""
-        message = str(error)[:RAW_ROW_MAX_CHARS]
+        message = redact(str(error))[:RAW_ROW_MAX_CHARS]
         fetch_id = self._insert_fetch(
-            con, run_id=run_id, source=source, stream=stream, mode=mode, url=url,
+            con, run_id=run_id, source=source, stream=stream, mode=mode, url=redact(url),
             payload_name=payload_name, started_at=started_at, finished_at=finished_at,
             observed_at=observed_at, status="failed", http_status=http_status,
             bytes=saved.size if saved else None, sha256=saved.sha256 if saved else None,
@@ -192,7 +193,7 @@ class RawStore:
         """Append one parsed payload, idempotently, behind the row-count guard."""
         common = dict(
             run_id=run_id, source=source, stream=result.stream, mode=mode,
-            url=payload.url, payload_name=payload.name, started_at=started_at,
+            url=redact(payload.url), payload_name=payload.name, started_at=started_at,
             finished_at=finished_at, observed_at=observed_at,
             http_status=payload.http_status, bytes=saved.size, sha256=saved.sha256,
             payload_path=saved.relpath,

@@ -59,7 +59,7 @@ _CAPTURE = re.compile(r"web\.archive\.org/web/(?P<ts>\d{14})(?:[a-z]{2}_)?/")
 def fetch(session: requests.Session | None = None) -> list[Payload]:
     url = http.source_url(NAME, DEFAULT_URL)
     return [http.fetch(url, name="pricing.html", ext="html", session=session,
-                       backoff_s=BACKOFF_S)]
+                       backoff_s=BACKOFF_S, html=True)]
 
 
 def _text(node: Tag | None) -> str:

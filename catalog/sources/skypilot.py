@@ -62,6 +62,7 @@ from catalog.records import (
     FetchError,
     ParseError,
     ParseResult,
+    PartsFailedError,
     Payload,
     PriceObservation,
     Reject,
@@ -108,16 +109,8 @@ def fetch(session: requests.Session | None = None) -> list[Payload]:
     """One payload per cloud that could be fetched; FetchError only if all of them failed."""
     payloads, failures = fetch_each(session)
     if not payloads:
-        raise FetchError(f"skypilot: every cloud failed ({_failure_digest(failures)})")
+        raise PartsFailedError(NAME, failures)
     return payloads
-
-
-def _failure_digest(failures: dict[str, FetchError]) -> str:
-    """Failures grouped by message, so 13 clouds behind one dead host read as one line."""
-    by_message: dict[str, list[str]] = {}
-    for cloud, exc in failures.items():
-        by_message.setdefault(str(exc).removeprefix("not tried: "), []).append(cloud)
-    return "; ".join(f"{', '.join(c)}: {m}" for m, c in by_message.items())
 
 
 def fetch_each(

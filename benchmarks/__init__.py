@@ -1,0 +1,1 @@
+"""Benchmarks (outside the test suite): `make bench` or `python -m benchmarks.bench`."""

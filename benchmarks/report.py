@@ -1,0 +1,102 @@
+"""Write benchmarks/RESULTS.md from a benchmark run (keeps the hand-written notes block)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+NOTES = re.compile(r"<!-- notes -->.*?<!-- /notes -->", re.S)
+
+
+def _f(x: float, digits: int = 2) -> str:
+    return f"{x:,.{digits}f}"
+
+
+def _queries(d: dict) -> dict:
+    return {k: v for k, v in d["queries"].items() if isinstance(v, dict)}
+
+
+def write_results(r: dict, out: Path) -> None:
+    old = out.read_text(encoding="utf-8") if out.exists() else ""
+    m = NOTES.search(old)
+    notes = m.group(0) if m else "<!-- notes -->\n(no notes yet)\n<!-- /notes -->"
+    sizes = {int(k): v for k, v in r["sizes"].items()}
+    biggest = max(sizes) if sizes else None
+    e = r["empty"]
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Machine: {r['machine']}.",
+        f"Run: {r['started'][:19]} → {r['finished'][:19]} UTC, with `make bench` "
+        "(`python -m benchmarks.bench`). Every step runs in its own process; peak memory is "
+        "that process's max RSS. Raw figures: `benchmarks/RESULTS.json`.",
+        "",
+        "## Targets",
+        "",
+        "| target | measured | met |",
+        "| --- | --- | --- |",
+    ]
+    if biggest:
+        b = sizes[biggest]
+        ratio = b["incremental"]["seconds"] / e["incremental"]["seconds"]
+        lines.append(
+            f"| incremental refresh on {biggest:,} rows within 2× of the same on an empty "
+            f"history | {_f(b['incremental']['seconds'])} s vs {_f(e['incremental']['seconds'])}"
+            f" s ({_f(ratio)}×) | {'yes' if ratio <= 2 else 'no'} |")
+        p95 = max(q["p95_ms"] for q in _queries(b).values())
+        lines.append(f"| p95 of report/dashboard queries < 50 ms at {biggest:,} rows | worst p95 "
+                     f"{_f(p95)} ms | {'yes' if p95 < 50 else 'no'} |")
+        peak = max(b[k]["peak_rss_mb"] for k in ("incremental", "rebuild"))
+        lines.append(f"| peak memory of a refresh < 2 GB at {biggest:,} rows | {_f(peak, 0)} MB "
+                     f"| {'yes' if peak < 2048 else 'no'} |")
+    o = r.get("orchestration", {})
+    if "prefect_warm" in o:
+        lines.append(
+            f"| orchestration overhead measured | plain {_f(o['plain']['seconds'])} s, Prefect "
+            f"{_f(o['prefect_warm']['seconds'])} s (first start "
+            f"{_f(o['prefect_first']['seconds'])} s) | measured |")
+    lines += ["", "## Refresh and rebuild", "",
+              "| history rows | raw.duckdb MB | generate s | incremental refresh s (load + "
+              "publish) | full rebuild s | peak RSS MB (refresh / rebuild) | slowest models |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    rows = [("empty", None, e)] + [(f"{n:,}", sizes[n], sizes[n]) for n in sorted(sizes)]
+    for label, s, d in rows:
+        inc, reb = d["incremental"], d["rebuild"]
+        slow = ", ".join(f"{name} {_f(sec)}" for name, sec in reb["slowest_models"][:3])
+        lines.append(
+            f"| {label} | {_f(s['db_mb'], 0) if s else '-'} | "
+            f"{_f(s['generate']['seconds'], 1) if s else '-'} | {_f(inc['seconds'])} "
+            f"({_f(inc['load_seconds'])} + {_f(inc['publish_seconds'])}) | "
+            f"{_f(reb['seconds'])} | {_f(inc['peak_rss_mb'], 0)} / {_f(reb['peak_rss_mb'], 0)} "
+            f"| {slow} |")
+    lines += ["", "## Query latency (published warehouse, read-only)", "",
+              "| query | " + " | ".join(f"{lab} p50 / p95 ms" for lab, _, _ in rows) + " |",
+              "| --- |" + " --- |" * len(rows)]
+    names = list(_queries(e))
+    for s in sizes.values():
+        names += [n for n in _queries(s) if n not in names]
+    for q in names:
+        cells = []
+        for _, _, d in rows:
+            v = _queries(d).get(q)
+            cells.append(f"{_f(v['p50_ms'])} / {_f(v['p95_ms'])}" if v else "-")
+        lines.append(f"| {q} | " + " | ".join(cells) + " |")
+    lines += ["", "## Parse throughput (recorded files in ../shared/data/prices)", "",
+              "| source | files | MB | rows | s | MB/s | rows/s |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, v in sorted(r["parse"].items()):
+        if not isinstance(v, dict) or "files" not in v:
+            continue
+        lines.append(f"| {name} | {v['files']} | {_f(v['mb'])} | {v['rows']:,} | "
+                     f"{_f(v['seconds'], 3)} | {_f(v['mb_per_s'], 1)} | {_f(v['rows_per_s'], 0)} |")
+    lines += ["", "## Orchestration", "",
+              "The same live refresh (every source served its recorded payload from a loopback "
+              "server), as plain function calls and through the Prefect flow (temporary local "
+              "server, as `gpucost refresh` runs without a long-lived one).", "",
+              "| mode | s | peak RSS MB |", "| --- | --- | --- |"]
+    for mode, v in o.items():
+        if isinstance(v, dict) and "seconds" in v:
+            lines.append(f"| {mode} | {_f(v['seconds'])} (process {_f(v['wall_seconds'])}) | "
+                         f"{_f(v['peak_rss_mb'], 0)} |")
+    lines += ["", "## Notes", "", notes, ""]
+    out.write_text("\n".join(lines), encoding="utf-8")
