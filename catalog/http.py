@@ -130,6 +130,7 @@ def fetch(
     backoff_s: float = 1.0,
     sleep: Callable[[float], None] = time.sleep,
     html: bool = False,
+    min_interval_s: float | None = None,
 ) -> Payload:
     """Fetch one URL into a Payload, or raise a named FetchError.
 
@@ -139,9 +140,12 @@ def fetch(
     once it exceeds `max_bytes`, so a 1 GB response never reaches memory.
 
     `html=True` marks a scraped page: the host's robots.txt is honoured and requests to one
-    host are spaced HTML_MIN_INTERVAL_S apart. Defaults (timeout, size cap) are read at call
-    time from the module constants.
+    host are spaced HTML_MIN_INTERVAL_S apart (or `min_interval_s`, which also paces
+    non-HTML requests when given). Defaults (timeout, size cap) are read at call time from
+    the module constants.
     """
+    spacing = min_interval_s if min_interval_s is not None else (
+        HTML_MIN_INTERVAL_S if html else 0.0)
     timeout = timeout or DEFAULT_TIMEOUT
     max_bytes = max_bytes or DEFAULT_MAX_BYTES
     sess = session or requests.Session()
@@ -152,8 +156,7 @@ def fetch(
     while True:
         attempt += 1
         delay = backoff_s * (2 ** (attempt - 1))
-        if html:
-            _wait_for_host(url, HTML_MIN_INTERVAL_S, sleep)
+        _wait_for_host(url, spacing, sleep)
         try:
             resp = sess.request(
                 method, url, params=params, json=json_body, headers=hdrs,

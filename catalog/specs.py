@@ -22,9 +22,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
-from collections.abc import Callable
-from urllib.parse import urlsplit
 
 from catalog.records import ParseResult, Reject, SpecObservation
 
@@ -140,24 +137,3 @@ class SpecCollector:
         self._conflicts.clear()
 
 
-class HostPacer:
-    """Politeness for scraping: at least `delay_s` between two requests to the same host.
-
-    `wait(url)` sleeps (through the injected `sleep`) until the host's slot is free.
-    """
-
-    def __init__(self, delay_s: float, *, sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.delay_s = delay_s
-        self._sleep = sleep
-        self._clock = clock
-        self._last: dict[str, float] = {}
-
-    def wait(self, url: str) -> None:
-        host = urlsplit(url).netloc.lower()
-        last = self._last.get(host)
-        if last is not None and self.delay_s > 0:
-            remaining = last + self.delay_s - self._clock()
-            if remaining > 0:
-                self._sleep(remaining)
-        self._last[host] = self._clock()

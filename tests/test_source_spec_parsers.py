@@ -11,7 +11,7 @@ import pytest
 
 from catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
 from catalog.sources import mlperf, rocm, techpowerup, wikipedia
-from catalog.specs import HostPacer, number
+from catalog.specs import number
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "techpowerup"
 
@@ -29,25 +29,6 @@ def test_number_refuses_tokens() -> None:
     for token in ("inf", "Infinity", "NaN", "", "N/A", "80 GB", "1.2.3", None, True,
                   float("inf")):
         assert number(token) is None, token
-
-
-def test_host_pacer_spaces_requests_per_host() -> None:
-    now = [100.0]
-    slept: list[float] = []
-
-    def sleep(s: float) -> None:
-        slept.append(s)
-        now[0] += s
-
-    pacer = HostPacer(5.0, sleep=sleep, clock=lambda: now[0])
-    pacer.wait("https://www.techpowerup.com/gpu-specs/a")
-    now[0] += 1.0
-    pacer.wait("https://www.techpowerup.com/gpu-specs/b")  # 4 s early: waits 4 s
-    pacer.wait("https://other.example/x")  # another host: no wait
-    assert slept == [pytest.approx(4.0)]
-
-
-# ------------------------------------------------------------------ TechPowerUp
 
 
 def _page(name: str) -> ParseResult:

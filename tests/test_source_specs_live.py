@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from catalog.http import USER_AGENT
-from catalog.records import FetchError, HttpStatusError, UnreachableError
+from catalog.records import HttpStatusError, PartsFailedError, UnreachableError
 from catalog.sources import epoch, mlperf, rocm, techpowerup, wikipedia
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -128,7 +128,7 @@ def test_techpowerup_unreachable_host_skips_the_other_pages(monkeypatch) -> None
     assert payloads == [] and list(failures) == ["a.c1", "b.c2", "c.c3"]
     assert all(isinstance(e, UnreachableError) for e in failures.values())
     assert str(failures["c.c3"]).startswith("not tried")
-    with pytest.raises(FetchError, match="every page failed"):
+    with pytest.raises(PartsFailedError, match="every part failed"):
         techpowerup.fetch()
 
 

@@ -38,11 +38,12 @@ from catalog.records import (
     FetchError,
     ParseError,
     ParseResult,
+    PartsFailedError,
     Payload,
     Reject,
     UnreachableError,
 )
-from catalog.specs import HostPacer, SpecCollector, number
+from catalog.specs import SpecCollector, number
 
 NAME = "mlperf"
 KIND = "specs"
@@ -63,15 +64,14 @@ _NVLINK_BW = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*GB/s", re.I)
 def fetch(session: requests.Session | None = None) -> list[Payload]:
     payloads, failures = fetch_each(session)
     if not payloads:
-        detail = "; ".join(f"{k}: {v}" for k, v in list(failures.items())[:3])
-        raise FetchError(f"mlperf: no system file fetched ({detail})")
+        raise PartsFailedError(NAME, failures)
     return payloads
 
 
-def _listing(url: str, sess: requests.Session, pacer: HostPacer) -> list[dict[str, object]]:
-    pacer.wait(url)
+def _listing(url: str, sess: requests.Session) -> list[dict[str, object]]:
     payload = http.fetch(url, name="listing.json", ext="json", session=sess,
-                         backoff_s=BACKOFF_S, headers={"Accept": "application/vnd.github+json"})
+                         backoff_s=BACKOFF_S, min_interval_s=POLITENESS_S,
+                         headers={"Accept": "application/vnd.github+json"})
     try:
         items = json.loads(payload.content)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -86,19 +86,18 @@ def fetch_each(
 ) -> tuple[list[Payload], dict[str, FetchError]]:
     base = http.source_url(NAME, DEFAULT_URL).rstrip("/")
     sess = session or requests.Session()
-    pacer = HostPacer(POLITENESS_S)
     payloads: list[Payload] = []
     failures: dict[str, FetchError] = {}
     try:
         try:
-            submitters = [str(i["name"]) for i in _listing(base, sess, pacer)
+            submitters = [str(i["name"]) for i in _listing(base, sess)
                           if i.get("type") == "dir" and i.get("name")]
         except FetchError as exc:
             return [], {"closed": exc}
         files: list[tuple[str, str]] = []
         for sub in submitters:
             try:
-                entries = _listing(f"{base}/{sub}/systems", sess, pacer)
+                entries = _listing(f"{base}/{sub}/systems", sess)
             except FetchError as exc:
                 if isinstance(exc, UnreachableError):
                     failures[sub] = exc
@@ -111,10 +110,9 @@ def fetch_each(
                 if name.endswith(".json") and url:
                     files.append((f"{sub}/systems/{name}", url))
         for rel, url in files[:MAX_FILES]:
-            pacer.wait(url)
             try:
                 payloads.append(http.fetch(url, name=rel, ext="json", session=sess,
-                                           backoff_s=BACKOFF_S))
+                                           backoff_s=BACKOFF_S, min_interval_s=POLITENESS_S))
             except FetchError as exc:
                 failures[rel] = exc
                 if isinstance(exc, UnreachableError):

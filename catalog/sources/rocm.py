@@ -37,11 +37,12 @@ from catalog.records import (
     FetchError,
     ParseError,
     ParseResult,
+    PartsFailedError,
     Payload,
     Reject,
     UnreachableError,
 )
-from catalog.specs import HostPacer, SpecCollector, number
+from catalog.specs import SpecCollector, number
 
 NAME = "rocm"
 KIND = "specs"
@@ -75,8 +76,7 @@ _BANDWIDTH = re.compile(
 def fetch(session: requests.Session | None = None) -> list[Payload]:
     payloads, failures = fetch_each(session)
     if not payloads:
-        detail = "; ".join(f"{k}: {v}" for k, v in failures.items())
-        raise FetchError(f"rocm: every file failed ({detail})")
+        raise PartsFailedError(NAME, failures)
     return payloads
 
 
@@ -85,7 +85,6 @@ def fetch_each(
 ) -> tuple[list[Payload], dict[str, FetchError]]:
     base = http.source_url(NAME, DEFAULT_URL).rstrip("/")
     sess = session or requests.Session()
-    pacer = HostPacer(POLITENESS_S)
     payloads: list[Payload] = []
     failures: dict[str, FetchError] = {}
     unreachable: UnreachableError | None = None
@@ -96,11 +95,11 @@ def fetch_each(
                 failures[stem] = UnreachableError(f"not tried: {unreachable}")
                 continue
             url = f"{base}/{rel}"
-            pacer.wait(url)
             try:
                 payloads.append(http.fetch(url, name=PurePosixPath(rel).name,
                                            ext=PurePosixPath(rel).suffix.lstrip("."),
-                                           session=sess, backoff_s=BACKOFF_S))
+                                           session=sess, backoff_s=BACKOFF_S,
+                                           min_interval_s=POLITENESS_S))
             except FetchError as exc:
                 log.warning("rocm: %s not fetched: %s", rel, exc)
                 failures[stem] = exc

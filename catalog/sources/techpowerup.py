@@ -45,11 +45,12 @@ from catalog.records import (
     FetchError,
     ParseError,
     ParseResult,
+    PartsFailedError,
     Payload,
     Reject,
     UnreachableError,
 )
-from catalog.specs import HostPacer, SpecCollector, number
+from catalog.specs import SpecCollector, number
 
 NAME = "techpowerup"
 KIND = "specs"
@@ -110,8 +111,7 @@ def fetch(session: requests.Session | None = None) -> list[Payload]:
     """The pages that could be fetched; FetchError only if all of them failed."""
     payloads, failures = fetch_each(session)
     if not payloads:
-        detail = "; ".join(f"{k}: {v}" for k, v in list(failures.items())[:3])
-        raise FetchError(f"techpowerup: every page failed ({detail})")
+        raise PartsFailedError(NAME, failures)
     return payloads
 
 
@@ -120,7 +120,6 @@ def fetch_each(
 ) -> tuple[list[Payload], dict[str, FetchError]]:
     base = http.source_url(NAME, DEFAULT_URL).rstrip("/") + "/"
     sess = session or requests.Session()
-    pacer = HostPacer(POLITENESS_S)
     payloads: list[Payload] = []
     failures: dict[str, FetchError] = {}
     unreachable: UnreachableError | None = None
@@ -130,10 +129,10 @@ def fetch_each(
                 failures[slug] = UnreachableError(f"not tried: {unreachable}")
                 continue
             url = base + slug
-            pacer.wait(url)
             try:
                 payloads.append(http.fetch(url, name=f"{slug}.html", ext="html",
-                                           session=sess, backoff_s=BACKOFF_S))
+                                           session=sess, backoff_s=BACKOFF_S, html=True,
+                                           min_interval_s=POLITENESS_S))
             except FetchError as exc:
                 log.warning("techpowerup: %s not fetched: %s", slug, exc)
                 failures[slug] = exc
