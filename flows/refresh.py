@@ -224,6 +224,7 @@ def _fetch_prefect(
     out: dict[str, pipeline.Fetched | BaseException] = {}
     for fut in as_completed(list(futures.values())):
         name = by_future[id(fut)]
+        fut.wait()  # as_completed can yield before the future's state is final
         state = fut.state
         if state.is_completed():
             out[name] = fut.result()

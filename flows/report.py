@@ -313,7 +313,15 @@ def _log_scale(lo: float, hi: float, x0: float, x1: float):  # type: ignore[no-u
 
 
 def _tick(v: float, unit: str = "") -> str:
-    text = f"{v:,.0f}" if abs(v) >= 1000 else f"{v:g}"
+    a = abs(v)
+    if a >= 1e9:
+        text = f"{v / 1e9:g}B"
+    elif a >= 1e6:
+        text = f"{v / 1e6:g}M"
+    elif a >= 1e4:
+        text = f"{v / 1e3:g}k"
+    else:
+        text = f"{v:,.0f}" if a >= 1000 else f"{v:g}"
     return f"{unit}{text}" if unit == "$" else text
 
 
@@ -592,8 +600,8 @@ def write_report(data_dir: Path, out: Path) -> Path:
     """Render the published warehouse of `data_dir` into `out` (written atomically)."""
     from warehouse.publish import connect_readonly, serving_path
 
+    con = connect_readonly(data_dir)  # NoWarehouseError when nothing is published yet
     published_at = datetime.fromtimestamp(serving_path(data_dir).stat().st_mtime, UTC)
-    con = connect_readonly(data_dir)
     try:
         html = render(collect(con, published_at))
     finally:
