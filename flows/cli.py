@@ -30,7 +30,8 @@ def _parse_when(text: str) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def _print_summary(summary, out=sys.stdout) -> None:  # type: ignore[no-untyped-def]
+def _print_summary(summary, out=None) -> None:  # type: ignore[no-untyped-def]
+    out = out or sys.stdout  # looked up per call (not bound at import)
     print(f"run {summary.run_id}: {len(summary.sources)} source(s)", file=out)
     for row in summary.table():
         age = "" if row["data_age_hours"] is None else f", data age {row['data_age_hours']} h"

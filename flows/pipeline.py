@@ -272,6 +272,24 @@ def publish(data_dir: Path) -> PublishResult:
     return result
 
 
+def check_published(data_dir: Path) -> dict[str, list[tuple]]:
+    """Run every check against the published warehouse (read-only): {check: offending rows}.
+
+    The marts are read as published; the staging and intermediate views the checks also
+    read are rebuilt as temporary views over the published curated tables and the raw layer
+    (attached read-only), so nothing is written.
+    """
+    from warehouse.publish import connect_readonly
+
+    con = connect_readonly(data_dir, allow_files=True)
+    try:
+        con.execute("attach ? as raw (read_only)", [str(RawStore(data_dir).db_path)])
+        runner.build(con, layers=("staging", "intermediate"))
+        return runner.run_checks(con)
+    finally:
+        con.close()
+
+
 def ingest_files(
     source: str, files: list[Path], *, observed_at: datetime | None = None,
     data_dir: Path | None = None, rebuild: bool = True,
