@@ -65,13 +65,13 @@ def test_reader_keeps_old_data_across_a_refresh_and_new_connections_see_new(tmp_
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         first = json.loads(reader.stdout.readline())["first"]
-        time.sleep(0.2)  # the reader is looping over its open connection
+        time.sleep(0.1)  # the reader is looping over its open connection
         newer = FIXTURES / "service" / "lambda_vms_2026-03-08.csv"
         outcomes, published = ingest_files(
             "skypilot", [newer], observed_at=datetime(2026, 3, 8, tzinfo=UTC),
             data_dir=tmp_path)  # must not fail on the reader's lock
         assert [o.status for o in outcomes] == ["replayed"] and published is not None
-        time.sleep(0.2)
+        time.sleep(0.1)
         reader.stdin.write("stop\n")
         reader.stdin.flush()
         report = json.loads(reader.stdout.readline())
