@@ -29,7 +29,7 @@ refresh: $(STAMP)
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q
 
-# SIGKILL a refresh at 20 moments (tests/test_kill.py, ~1 min): kept out of `make test`
+# SIGKILL a refresh at 20 moments (tests/test_kill.py, 1-2 min): kept out of `make test`
 kill-test: $(STAMP)
 	$(BIN)/python -m pytest -q -m kill
 

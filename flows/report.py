@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -110,13 +111,19 @@ def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
         "and schema_name = 'main' and table_name = ? order by column_index", [table]).fetchall()]
 
 
-def _pick(columns: list[str], candidates: tuple[str, ...]) -> str | None:
-    return next((c for c in candidates if c in columns), None)
+def _pick(columns: list[str], candidates: tuple[str, ...],
+          pattern: str | None = None) -> str | None:
+    """The first candidate name present, else the first column matching `pattern`."""
+    found = next((c for c in candidates if c in columns), None)
+    if found is None and pattern:
+        found = next((c for c in columns if re.search(pattern, c)), None)
+    return found
 
 
 def _basis(con: duckdb.DuckDBPyConnection, table: str) -> str | None:
     have = {r[0] for r in con.execute(
-        f'select distinct price_basis from "{table}" where price_basis <> \'purchase\'')
+        f'select distinct price_basis from "{table}" '
+        "where price_basis is not null and price_basis <> 'purchase'")
         .fetchall()}
     return next((b for b in PREFERRED_BASES if b in have), min(have) if have else None)
 
@@ -151,7 +158,8 @@ def _per_dollar_panel(con: duckdb.DuckDBPyConnection, tables: set[str], table: s
 def _history_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     if "price_history" in tables:
         cols = _columns(con, "price_history")
-        day, price = _pick(cols, HISTORY_DATE), _pick(cols, HISTORY_PRICE)
+        day = _pick(cols, HISTORY_DATE)
+        price = _pick(cols, HISTORY_PRICE, r"price_per_gpu_hour$")
         if day and price and "accelerator_id" in cols:
             where = [f"{price} > 0", "accelerator_id is not null"]
             if "pricing_model" in cols:
@@ -193,16 +201,18 @@ def _training_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
         return Panel(missing="not available: this warehouse has no training_cost mart yet "
                      "(the cost models build it); run a refresh once they are installed")
     cols = _columns(con, "training_cost")
-    scenario, cost = _pick(cols, TRAINING_SCENARIO), _pick(cols, TRAINING_COST)
+    scenario = _pick(cols, TRAINING_SCENARIO, r"^scenario")
+    cost = _pick(cols, TRAINING_COST, r"cost.*usd$|usd.*cost")
     if not scenario or not cost or "accelerator_id" not in cols:
         return Panel(missing="not available: training_cost has no recognisable scenario / "
                      f"cost columns (it has: {', '.join(cols)})")
-    where = [f"{cost} > 0"]
+    where, params = [f"{cost} > 0"], []
     note = f"{cost} per scenario, cheapest 10 accelerators each"
     if "price_basis" in cols:
         basis = _basis(con, "training_cost")
         if basis:
-            where.append(f"price_basis = '{basis}'")
+            where.append("price_basis = ?")
+            params.append(basis)
             note += f", price basis {basis}"
     platform = "provider" if "provider" in cols else None
     label = f"accelerator_id || coalesce(' @ ' || {platform}, '')" if platform else \
@@ -212,7 +222,7 @@ def _training_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
         f"from training_cost where {' and '.join(where)} group by all) "
         "select scenario, platform, cost from t "
         "qualify row_number() over (partition by scenario order by cost, platform) <= 10 "
-        "order by scenario, cost, platform").fetchall()
+        "order by scenario, cost, platform", params).fetchall()
     if not rows:
         return Panel(missing="not available: training_cost has no priced rows yet")
     return Panel(rows=rows, note=note)

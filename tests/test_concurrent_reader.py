@@ -79,6 +79,7 @@ def test_reader_keeps_old_data_across_a_refresh_and_new_connections_see_new(tmp_
         reader.stdin.close()
         reader.wait(timeout=30)
     assert reader.returncode == 0, reader.stderr.read()
+    print(f"reader: {report['reads']} consistent reads of all marts across the refresh")
     assert report["bad"] == []  # every read, before, during and after the swap, saw old data
     assert report["reads"] >= 10
     assert report["last"] == first

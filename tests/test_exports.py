@@ -79,8 +79,12 @@ def _snapshot(out):
 
 
 def test_failed_publish_or_export_leaves_exports_whole(tmp_path, monkeypatch):
-    pipeline.publish(tmp_path)  # curated catalog only
     out = export_dir(tmp_path)
+    out.mkdir(parents=True)
+    (out / ".tmp-999-old.parquet").write_bytes(b"left by a crashed export")
+    result = pipeline.publish(tmp_path)  # curated catalog only
+    assert result.export_error is None and "schema.json" in result.exports
+    assert not list(out.glob(".tmp-*"))  # crash leftovers are cleared, never published
     before = _snapshot(out)
     assert "schema.json" in before and "accelerators.parquet" in before
 
@@ -95,8 +99,6 @@ def test_failed_publish_or_export_leaves_exports_whole(tmp_path, monkeypatch):
     monkeypatch.undo()
 
     # an export that fails is reported; the warehouse itself is still published
-    (out / ".tmp-999-old.parquet").write_bytes(b"left by a crash")
-
     def broken(con, data_dir):
         raise OSError("disk full")
 
@@ -104,7 +106,4 @@ def test_failed_publish_or_export_leaves_exports_whole(tmp_path, monkeypatch):
     result = pipeline.publish(tmp_path)
     assert result.export_error == "OSError: disk full" and result.exports == []
     assert result.mart_rows["accelerators"] > 0
-    monkeypatch.undo()
-    result = pipeline.publish(tmp_path)
-    assert result.export_error is None and "schema.json" in result.exports
-    assert not list(out.glob(".tmp-*"))  # crash leftovers are cleared
+    assert _snapshot(out) == before

@@ -1,6 +1,6 @@
 """`kill -9` at 20 moments of a refresh: the published warehouse is always a published state.
 
-Run with `make kill-test` (`pytest -m kill`; about 30-60 s on 2 cores, so it is kept out of
+Run with `make kill-test` (`pytest -m kill`; 1-2 minutes on 2 cores, so it is kept out of
 the default `make test` run and .ci/run calls it on its own).
 
 Setup: a warehouse published from payload set A (state A). For each moment, a copy of that

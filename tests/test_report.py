@@ -168,11 +168,12 @@ def test_report_renders_in_chromium(browser, service_warehouse, tmp_path):
         dom = page.html()
         assert "<title>gpucost report</title>" in dom
         assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;&lt;b&gt;X1&lt;/b&gt;" in dom
-        shot = page.screenshot(tmp_path / f"report-{variant}.png")
-        _keep(shot)
-        width, height = _png_size(shot)
-        assert width >= 1000 and height > 2000
-        assert shot.stat().st_size > 60_000  # a blank page compresses to a few KB
+        if variant == "later":  # every chart drawn: look at it (GPUCOST_REPORT_SCREENSHOTS)
+            shot = page.screenshot(tmp_path / f"report-{variant}.png")
+            _keep(shot)
+            width, height = _png_size(shot)
+            assert width >= 1000 and height > 2000
+            assert shot.stat().st_size > 60_000  # a blank page compresses to a few KB
 
 
 def test_request_check_sees_a_page_that_loads_from_outside(browser, tmp_path):
