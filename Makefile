@@ -10,7 +10,7 @@ export PREFECT_HOME ?= $(CURDIR)/warehouse/data/prefect
 # the first start of the temporary Prefect server on an empty PREFECT_HOME can take > 20 s
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: refresh test lint lock clean setup bench reliability
+.PHONY: refresh test kill-test chromium lint lock clean setup bench reliability
 
 setup: $(STAMP)
 
@@ -26,7 +26,7 @@ refresh: $(STAMP)
 	mkdir -p "$(PREFECT_HOME)"
 	$(BIN)/gpucost refresh
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q
 
 # Benchmarks (outside the test suite): synthetic 10M and 100M-row histories; see
@@ -38,6 +38,21 @@ bench: $(STAMP)
 # Fault-injection matrix -> docs/reliability.md (asserted by tests/test_faults.py)
 reliability: $(STAMP)
 	$(BIN)/python scripts/reliability_table.py
+
+# SIGKILL a refresh at 20 moments (tests/test_kill.py, 1-2 min): kept out of `make test`
+kill-test: $(STAMP)
+	$(BIN)/python -m pytest -q -m kill
+
+# Headless Chromium renders the report in the tests: Debian's package, installed when missing
+# (as root, as on CI); without root the rendering test skips with the reason (never on CI).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	if [ "$$(id -u)" = 0 ]; then \
+		echo "installing chromium (Debian package) for the report tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else \
+		echo "note: chromium is missing and installing it needs root: the report rendering test skips"; \
+	fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,7 +1,12 @@
 """The `gpucost` command line.
 
-Exit codes: 0 success; 1 the run failed (nothing new published, or a query failed);
-2 usage error; 3 `--strict` and at least one source failed (data was still published).
+Exit codes (every command):
+  0  success
+  1  the run failed: nothing new was published (a model or check failed), a query failed,
+     no published warehouse yet, or another refresh holds the writer lock
+  2  usage error (unknown source, bad option, invalid cron)
+  3  data was published but a source failed (`refresh --strict`; a refused file in `ingest`;
+     `sources --strict` when a source's last fetch failed)
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SOURCE_FAILED = 0, 1, 2, 3
+EXIT_CODES = __doc__[__doc__.index("Exit codes"):].rstrip()
 
 
 def _parse_when(text: str) -> datetime:
@@ -24,7 +30,8 @@ def _parse_when(text: str) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def _print_summary(summary, out=sys.stdout) -> None:  # type: ignore[no-untyped-def]
+def _print_summary(summary, out=None) -> None:  # type: ignore[no-untyped-def]
+    out = out or sys.stdout  # looked up per call (not bound at import)
     print(f"run {summary.run_id}: {len(summary.sources)} source(s)", file=out)
     for row in summary.table():
         age = "" if row["data_age_hours"] is None else f", data age {row['data_age_hours']} h"
@@ -38,31 +45,40 @@ def _print_summary(summary, out=sys.stdout) -> None:  # type: ignore[no-untyped-
         print(f"published {len(summary.mart_rows)} tables: {marts}", file=out)
     else:
         print(f"NOT published (the previous warehouse stays): {summary.publish_error}", file=out)
+    if getattr(summary, "export_error", None):
+        print(f"warning: exports not rewritten (they stay at the previous publish): "
+              f"{summary.export_error}", file=out)
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
     from catalog import sources
+    from flows.progress import for_terminal
 
-    names = args.source or sources.names()
-    for name in names:
+    for name in args.source or []:
         sources.get(name)
-    if args.no_prefect:
-        from flows.refresh import refresh_plain
+    progress = for_terminal()
+    try:
+        if args.no_prefect:
+            from flows.refresh import refresh_plain
 
-        summary = refresh_plain(names)
-    else:
-        from flows.refresh import refresh, refresh_plain
+            summary = refresh_plain(args.source, kind=args.kind, progress=progress)
+        else:
+            from flows.refresh import refresh, refresh_plain, reporting
 
-        try:
-            summary = refresh(names)
-        except RuntimeError as exc:
-            # No Prefect API could be reached or started: the data must still be refreshed
-            # (invariant 1), so run the same steps without orchestration and say so.
-            if "Prefect API" not in str(exc):
-                raise
-            print(f"warning: Prefect unavailable ({exc}); running without Prefect",
-                  file=sys.stderr)
-            summary = refresh_plain(names)
+            try:
+                with reporting(progress):
+                    summary = refresh(args.source, kind=args.kind)
+            except RuntimeError as exc:
+                # No Prefect API could be reached or started: the data must still be refreshed
+                # (invariant 1), so run the same steps without orchestration and say so.
+                if "Prefect API" not in str(exc):
+                    raise
+                print(f"warning: Prefect unavailable ({exc}); running without Prefect",
+                      file=sys.stderr)
+                summary = refresh_plain(args.source, kind=args.kind, progress=progress)
+    finally:
+        if progress:
+            progress.close()
     _print_summary(summary)
     if not summary.published:
         return EXIT_FAILED
@@ -149,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("refresh", help="fetch every source, load, rebuild and publish")
     r.add_argument("--source", action="append", help="only this source (repeatable)")
+    r.add_argument("--kind", choices=("prices", "specs"),
+                   help="only the sources of this kind (the scheduled deployments use it)")
     r.add_argument("--strict", action="store_true", help="exit 3 when any source failed")
     r.add_argument("--no-prefect", action="store_true",
                    help="run the same steps as plain function calls, without Prefect")
@@ -165,6 +183,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("query")
     s.add_argument("--format", choices=("table", "csv", "json"), default="table")
     s.set_defaults(func=cmd_sql)
+
+    from flows import dictionary, report, serve, source_status
+
+    source_status.add_parser(sub)
+    report.add_parser(sub)
+    serve.add_parser(sub)
+    dictionary.add_parser(sub)
+    for command in sub.choices.values():  # every --help states the exit codes
+        command.epilog = EXIT_CODES
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
     return p
 
 

@@ -27,13 +27,27 @@ from catalog.records import (
 )
 from models import runner
 from warehouse import data_dir as default_data_dir
+from warehouse import exports
 from warehouse.curated import load_curated
+from warehouse.exports import StagedExports
 from warehouse.publish import build
 from warehouse.store import LoadOutcome, RawStore, SavedPayload
 
 _DATE_IN_NAME = re.compile(
     r"(20\d\d)[-_]?([01]\d)[-_]?([0-3]\d)(?:[T_]?([0-2]\d)([0-5]\d)([0-5]\d))?"
 )
+
+
+KINDS = ("prices", "specs")
+
+
+def source_names(kind: str | None = None) -> list[str]:
+    """Registered sources, all or only those of one KIND ("prices" or "specs")."""
+    if kind is None:
+        return sources.names()
+    if kind not in KINDS:
+        raise ValueError(f"unknown source kind {kind!r}; known: {', '.join(KINDS)}")
+    return [n for n in sources.names() if getattr(sources.get(n), "KIND", None) == kind]
 
 
 def new_run_id() -> str:
@@ -220,23 +234,76 @@ class PublishResult:
     mart_rows: dict[str, int] = field(default_factory=dict)
     curated_rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    exports: list[str] = field(default_factory=list)  # files written under <data dir>/exports
+    export_error: str | None = None  # the publish stands; the exports stay at the previous one
+
+
+def stage_exports(con: duckdb.DuckDBPyConnection, data_dir: Path) -> StagedExports:
+    """Every mart of the build as zstd Parquet and CSV plus schema.json, under temporary names
+    (StagedExports.commit() publishes them once the warehouse is swapped in)."""
+    from flows.dictionary import mart_names, schema_document
+
+    present = {r[0] for r in con.execute(
+        "select table_name from duckdb_tables() where database_name = current_database() "
+        "and schema_name = 'main'").fetchall()}
+    tables = [m for m in mart_names() if m in present]
+    published_at = now()
+    return exports.stage_exports(
+        con, exports.export_dir(data_dir), tables,
+        lambda files: schema_document(con, published_at=published_at, files=files),
+    )
 
 
 def publish(data_dir: Path) -> PublishResult:
-    """Build every model into a new file, run the checks, swap it in (or raise, unchanged)."""
+    """Build every model into a new file, run the checks, swap it in (or raise, unchanged),
+    then write the exports (a failed export is reported, the publish stands)."""
     start = time.perf_counter()
     result = PublishResult()
-    with build(data_dir) as con:
-        result.curated_rows = load_curated(con)
-        result.timings_s = runner.build(con)
-        runner.check_or_raise(con)
-        for (name,) in con.execute(
-            "select table_name from duckdb_tables() where database_name = current_database() "
-            "and schema_name = 'main' order by 1"
-        ).fetchall():
-            result.mart_rows[name] = con.execute(f'select count(*) from "{name}"').fetchone()[0]
+    staged: StagedExports | None = None
+    try:
+        with build(data_dir) as con:
+            result.curated_rows = load_curated(con)
+            result.timings_s = runner.build(con)
+            runner.check_or_raise(con)
+            for (name,) in con.execute(
+                "select table_name from duckdb_tables() where database_name = current_database() "
+                "and schema_name = 'main' order by 1"
+            ).fetchall():
+                result.mart_rows[name] = con.execute(
+                    f'select count(*) from "{name}"').fetchone()[0]
+            try:
+                staged = stage_exports(con, data_dir)
+            except Exception as exc:  # the warehouse is still published; exports stay as they were
+                result.export_error = f"{type(exc).__name__}: {exc}"
+    except BaseException:
+        if staged is not None:
+            staged.discard()
+        raise
+    if staged is not None:
+        try:
+            result.exports = [p.name for p in staged.commit()]
+        except Exception as exc:
+            result.export_error = f"{type(exc).__name__}: {exc}"
     result.seconds = time.perf_counter() - start
     return result
+
+
+def check_published(data_dir: Path) -> dict[str, list[tuple]]:
+    """Run every check against the published warehouse (read-only): {check: offending rows}.
+
+    The marts are read as published; the staging and intermediate views the checks also
+    read are rebuilt as temporary views over the published curated tables and the raw layer
+    (attached read-only), so nothing is written.
+    """
+    from warehouse.publish import connect_readonly
+
+    con = connect_readonly(data_dir, allow_files=True)
+    try:
+        con.execute("attach ? as raw (read_only)", [str(RawStore(data_dir).db_path)])
+        runner.build(con, layers=("staging", "intermediate"))
+        return runner.run_checks(con)
+    finally:
+        con.close()
 
 
 def ingest_files(

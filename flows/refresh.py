@@ -10,15 +10,16 @@ for environments without a Prefect API.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from catalog import sources
 from flows import pipeline
+from flows.progress import FetchProgress
 from warehouse import data_dir as default_data_dir
 from warehouse.publish import serving_path, writer_lock
 from warehouse.store import LoadOutcome, RawStore
@@ -49,6 +50,7 @@ class RunSummary:
     sources: list[SourceSummary] = field(default_factory=list)
     published: bool = False
     publish_error: str | None = None
+    export_error: str | None = None  # published, but the exports stay at the previous publish
     mart_rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
 
@@ -115,19 +117,33 @@ def _attach_health(summary: RunSummary, data_dir: Path) -> None:
                 rows_in_force=rows, data_age_hours=age))
 
 
+OnFetched = Callable[[str, "pipeline.Fetched | BaseException"], None]
+FetchAll = Callable[[list[str], OnFetched | None], dict[str, pipeline.Fetched | BaseException]]
+
+
 def run_refresh(
     names: list[str],
-    fetch_all: Callable[[list[str]], dict[str, pipeline.Fetched | BaseException]],
+    fetch_all: FetchAll,
     data_dir: Path | None = None,
     publish_step: Callable[[Path], pipeline.PublishResult] = pipeline.publish,
+    progress: FetchProgress | None = None,
 ) -> RunSummary:
-    """The refresh sequence around an injected concurrent fetcher (Prefect or threads)."""
+    """The refresh sequence around an injected concurrent fetcher (Prefect or threads).
+
+    `fetch_all(names, on_fetched)` calls `on_fetched(name, result)` as each source finishes.
+    """
     data_dir = Path(data_dir or default_data_dir())
     summary = RunSummary(run_id=pipeline.new_run_id(), started_at=pipeline.now())
     store = RawStore(data_dir)
     with writer_lock(data_dir):
         started = pipeline.now()
-        fetched = fetch_all(names)
+        if progress:
+            progress.start(names)
+        try:
+            fetched = fetch_all(names, progress.fetched if progress else None)
+        finally:
+            if progress:
+                progress.step("loading into raw.duckdb")
         with store.connect() as con:
             for name in names:
                 got = fetched[name]
@@ -140,10 +156,13 @@ def run_refresh(
                         store, con, run_id=summary.run_id, source=name, fetched=got,
                         started_at=started)
                 summary.sources.append(_summarise(name, outcomes))
+        if progress:
+            progress.step("building, checking, publishing")
         try:
             result = publish_step(data_dir)
             summary.published = True
             summary.mart_rows = result.mart_rows
+            summary.export_error = result.export_error
         except Exception as exc:  # a failed check or model: the old warehouse stays published
             summary.publish_error = f"{type(exc).__name__}: {exc}"
     _attach_health(summary, data_dir)
@@ -151,20 +170,33 @@ def run_refresh(
     return summary
 
 
-def _fetch_threads(names: list[str]) -> dict[str, pipeline.Fetched | BaseException]:
+def _fetch_threads(
+    names: list[str], on_fetched: OnFetched | None = None
+) -> dict[str, pipeline.Fetched | BaseException]:
     def one(name: str) -> pipeline.Fetched | BaseException:
         try:
-            return pipeline.fetch_source(name)
+            result: pipeline.Fetched | BaseException = pipeline.fetch_source(name)
         except Exception as exc:
-            return exc
+            result = exc
+        if on_fetched:
+            on_fetched(name, result)
+        return result
 
     with ThreadPoolExecutor(max_workers=max(1, min(8, len(names)))) as pool:
         return dict(zip(names, pool.map(one, names), strict=True))
 
 
-def refresh_plain(names: list[str] | None = None, data_dir: Path | None = None) -> RunSummary:
+def _names(names: list[str] | None, kind: str | None) -> list[str]:
+    """The sources to fetch: the given names, else those of one KIND, else all of them."""
+    if names:
+        return list(names)
+    return pipeline.source_names(kind)
+
+
+def refresh_plain(names: list[str] | None = None, data_dir: Path | None = None,
+                  kind: str | None = None, progress: FetchProgress | None = None) -> RunSummary:
     """The refresh without Prefect: threads for fetching, the same steps otherwise."""
-    return run_refresh(names or sources.names(), _fetch_threads, data_dir)
+    return run_refresh(_names(names, kind), _fetch_threads, data_dir, progress=progress)
 
 
 # ---- Prefect ---------------------------------------------------------------------------
@@ -180,20 +212,28 @@ def fetch_task(name: str) -> pipeline.Fetched:
     return pipeline.fetch_source(name)
 
 
-def _fetch_prefect(names: list[str]) -> dict[str, pipeline.Fetched | BaseException]:
+def _fetch_prefect(
+    names: list[str], on_fetched: OnFetched | None = None
+) -> dict[str, pipeline.Fetched | BaseException]:
+    from prefect.futures import as_completed
+
     task_ = fetch_task.with_options(retries=FETCH_RETRIES,
                                     retry_delay_seconds=FETCH_RETRY_DELAY_S)
     futures = {name: task_.submit(name) for name in names}
+    by_future = {id(fut): name for name, fut in futures.items()}
     out: dict[str, pipeline.Fetched | BaseException] = {}
-    for name, fut in futures.items():
-        fut.wait()
+    for fut in as_completed(list(futures.values())):
+        name = by_future[id(fut)]
+        fut.wait()  # as_completed can yield before the future's state is final
         state = fut.state
         if state.is_completed():
             out[name] = fut.result()
         else:
             err = state.result(raise_on_failure=False)
             out[name] = err if isinstance(err, BaseException) else RuntimeError(str(state))
-    return out
+        if on_fetched:
+            on_fetched(name, out[name])
+    return {name: out[name] for name in names}
 
 
 @task(name="publish", cache_policy=NO_CACHE)
@@ -201,11 +241,30 @@ def publish_task(data_dir: Path) -> pipeline.PublishResult:
     return pipeline.publish(data_dir)
 
 
+# The terminal progress display of the `gpucost refresh` process (not a flow parameter:
+# deployments and the API only see plain parameters).
+_progress: FetchProgress | None = None
+
+
+@contextmanager
+def reporting(progress: FetchProgress | None) -> Iterator[None]:
+    """Show `progress` for the refresh flow runs started in this process inside the block."""
+    global _progress
+    previous, _progress = _progress, progress
+    try:
+        yield
+    finally:
+        _progress = previous
+
+
 @flow(name="refresh", task_runner=ThreadPoolTaskRunner(max_workers=4), log_prints=True)
-def refresh(names: list[str] | None = None, data_dir: str | None = None) -> RunSummary:
+def refresh(names: list[str] | None = None, data_dir: str | None = None,
+            kind: str | None = None) -> RunSummary:
+    """Fetch the sources (`names`, else those of `kind` "prices" or "specs", else all), load,
+    rebuild, check, publish and export."""
     summary = run_refresh(
-        names or sources.names(), _fetch_prefect, Path(data_dir) if data_dir else None,
-        publish_step=lambda d: publish_task(d),
+        _names(names, kind), _fetch_prefect, Path(data_dir) if data_dir else None,
+        publish_step=lambda d: publish_task(d), progress=_progress,
     )
     create_table_artifact(
         key="refresh-summary", table=summary.table(),

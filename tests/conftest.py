@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,31 @@ def _no_politeness_delays(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(catalog.http, "HTML_MIN_INTERVAL_S", 0.0)
     monkeypatch.setattr(catalog.http, "_robots_cache", {})
     monkeypatch.setattr(catalog.http, "_host_next_slot", {})
+
+
+@pytest.fixture(scope="session")
+def service_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A published warehouse (with exports) built from the project's own fixtures.
+
+    SkyPilot lambda catalogs of 2026-03-01 and 2026-03-08 (prices changed, one GPU name is a
+    script-injection attempt), a GCP catalog, the 2026 Lambda page, and a truncated Azure page
+    that is refused (a source with a last error). One publish for the session.
+    """
+    from datetime import datetime
+
+    from flows.pipeline import ingest_files, publish
+
+    data = tmp_path_factory.mktemp("service-wh")
+    sky = FIXTURES / "skypilot"
+    feeds = [
+        ("skypilot", sky / "lambda_vms_tiny.csv", datetime(2026, 3, 1, tzinfo=UTC)),
+        ("skypilot", FIXTURES / "service" / "lambda_vms_2026-03-08.csv",
+         datetime(2026, 3, 8, tzinfo=UTC)),
+        ("skypilot", sky / "gcp_vms_tiny.csv", datetime(2026, 3, 8, tzinfo=UTC)),
+        ("lambda", FIXTURES / "lambda" / "lambda_2026_tabs_min.html", None),
+        ("azure", FIXTURES / "azure" / "truncated_page.json", datetime(2026, 3, 9, tzinfo=UTC)),
+    ]
+    for source, path, when in feeds:
+        ingest_files(source, [path], observed_at=when, data_dir=data, rebuild=False)
+    publish(data)
+    return data

@@ -13,6 +13,23 @@
 -- * tpp, tpp_precision, performance_density, eccn_3a090_band, eccn_3a090_prongs:
 --   int_accelerator_export_control (TPP = max over precisions of dense TFLOP/s x bit length);
 --   tpp_epoch is Epoch AI's own TPP for the part, a cross-check.
+--
+-- columns:
+--   vendor: chip vendor (NVIDIA, AMD, Google, Intel, AWS, ...)
+--   family: architecture / product family (Ampere, Hopper, Blackwell, CDNA 3, TPU v5, ...)
+--   name: the vendor's product name
+--   form_factor: SXM4, SXM5, PCIe, OAM, TPU board, ...
+--   launch_date: announcement or launch date
+--   memory_type: memory technology (HBM2e, HBM3, GDDR6, ...)
+--   interconnect_link: the GPU-to-GPU link behind interconnect_bw_gbps (NVLink 4, ...)
+--   vendor_bf16_sparse_tflops [TFLOP/s]: the vendor's printed 2:4-sparse BF16 figure, kept only
+--     to check that the dense figure is half of it (never used in costs)
+--   purchase_price_basis: what the purchase price estimate is (list price, analyst estimate ...)
+--   purchase_price_date: when the purchase price estimate was true
+--   purchase_price_source_url: where the purchase price estimate comes from
+--   source_url: where the spec figures come from (datasheet, vendor page)
+--   notes: curation notes (variants, caveats, sparse figures seen on the datasheet)
+--   spec_source: the sources the row's values came from, best-ranked first ('curated+epoch')
 
 with
 

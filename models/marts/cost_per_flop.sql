@@ -8,6 +8,13 @@
 -- * usd_per_eflop_peak = price_per_gpu_hour / (peak_dense_tflops * 1e12 * 3600) * 1e18
 -- * usd_per_eflop_effective = usd_per_eflop_peak / utilisation (assumption default_utilisation)
 -- * usd_per_tflops_purchase = purchase_price_usd / peak_dense_tflops, on every row.
+--
+-- columns:
+--   provider: the provider behind the price basis (the cheapest one for <pricing_model>_min);
+--     null for on_demand_median and purchase
+--   peak_dense_tflops [TFLOP/s (TOP/s for int8)]: dense peak throughput at this precision
+--   utilisation [fraction]: assumed utilisation (MFU) behind usd_per_eflop_effective
+--     (assumption default_utilisation); null on 'purchase' rows
 
 with
 

@@ -1,5 +1,15 @@
 -- one row per offer in force: source x provider x sku x region x pricing_model, with the
 -- accelerator it maps to (null when unmapped) and the per-GPU price (whole GPUs only).
+--
+-- columns:
+--   is_fractional_gpu: true when the offer is a share of one GPU or a non-whole count; such
+--     offers keep a null price_per_gpu_hour
+--   gpu_memory_gb [GB]: memory per GPU as the source states it
+--   vcpus [vCPUs]: virtual CPUs of the instance
+--   ram_gb [GB]: host RAM of the instance
+--   os: operating system the price is for (linux)
+--   confirmed_at [timestamp (UTC)]: the last time a fetch saw this same payload (an unchanged
+--     refetch confirms the price is still listed)
 
 with
 

@@ -1,6 +1,19 @@
 -- one row per accelerator x pricing_model: per-GPU hourly prices across providers (USD, whole
 -- GPUs, offers in force). Each provider counts once, at its cheapest offer; min / p25 / median
 -- are taken over those per-provider prices (quantile_cont), and the cheapest is named.
+--
+-- columns:
+--   currency: always USD (non-USD offers are left out)
+--   n_offers [offers]: offers in force behind the row, across providers
+--   n_providers [providers]: providers with at least one offer in force
+--   min_price_per_gpu_hour [USD per GPU-hour]: cheapest provider's price
+--   p25_price_per_gpu_hour [USD per GPU-hour]: 25th percentile over the providers' cheapest prices
+--   median_price_per_gpu_hour [USD per GPU-hour]: median over the providers' cheapest prices
+--   cheapest_provider: provider of the cheapest price
+--   cheapest_sku: sku of the cheapest offer
+--   cheapest_region: region of the cheapest offer
+--   cheapest_source: source of the cheapest offer
+--   observed_at [timestamp (UTC)]: when the cheapest offer was observed
 
 with
 

@@ -1,6 +1,15 @@
 -- one row per spot offer in force priced above the on-demand offer of the same provider, sku
 -- and region (and currency). Real catalogs contain these (e.g. some GCP rows), so this is a
 -- table to inspect, not a check that blocks publishing.
+--
+-- columns:
+--   anomaly: the kind of anomaly (spot_above_on_demand)
+--   spot_source: source of the spot offer
+--   spot_price_per_hour [USD/hour (in currency)]: the spot price of the whole instance
+--   on_demand_source: source of the on-demand offer
+--   on_demand_price_per_hour [USD/hour (in currency)]: the on-demand price of the whole instance
+--   spot_to_on_demand_ratio [ratio]: spot_price_per_hour / on_demand_price_per_hour (> 1)
+--   observed_at [timestamp (UTC)]: when the spot price was observed
 
 with
 

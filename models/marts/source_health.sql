@@ -10,6 +10,21 @@
 --   'reference', the reference prices in use (not superseded by a scraped offer).
 -- * newest_observed_at / data_age_hours: the newest time the data in force was seen to be
 --   true, counting an identical ('unchanged') refetch as a new observation of the same rows.
+--
+-- columns:
+--   source: registry name of the source, or 'reference' for the curated reference prices
+--   last_success_at [timestamp (UTC)]: end of the last successful fetch (ok, replayed or
+--     unchanged)
+--   last_failure_at [timestamp (UTC)]: end of the last failed or refused fetch
+--   last_status: status of the most recent fetch (ok, replayed, unchanged, failed; 'curated' for
+--     reference)
+--   last_error_type: named error class of the most recent failure (HttpStatusError, ...)
+--   last_error: error message of the most recent failure (scraped or network text)
+--   rows_in_force [rows]: price and spec observations of this source in force
+--   newest_observed_at [timestamp (UTC)]: newest time the data in force was seen to be true
+--   data_age_hours [hours]: age of newest_observed_at when the warehouse was built
+--   fetches_total [fetches]: fetches recorded for this source
+--   fetches_failed [fetches]: failed or refused fetches recorded for this source
 
 with
 

@@ -1,5 +1,9 @@
 -- one row per source x provider x gpu_name_raw of GPU-bearing offers in force that map to
 -- no accelerator (add an alias to catalog/aliases.csv to map them).
+--
+-- columns:
+--   sample_sku: one sku carrying this GPU name
+--   offer_count [offers]: offers in force carrying this GPU name
 
 with
 

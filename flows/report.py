@@ -1,0 +1,654 @@
+"""`gpucost report`: one self-contained HTML dashboard of the published warehouse.
+
+The page works offline and makes no network request: the charts are inline SVG drawn here
+(no JavaScript, no fonts, no images, no CDN), the styles are inline, and a
+Content-Security-Policy meta tag forbids scripts and every external load. Every string that
+comes from the data (GPU names, skus, error messages: scraped text) is HTML-escaped.
+
+Charts (each an <svg data-chart="...">; a panel <div data-chart-missing="..."> says why when
+the data is not there):
+
+- cost-per-eflop: USD per 10^18 FLOP at the dense peak, accelerator x precision (cost_per_flop);
+- memory-per-dollar, bandwidth-per-dollar: GB and TB/s per USD/hour (memory_per_dollar,
+  bandwidth_per_dollar);
+- price-history: cheapest on-demand USD per GPU-hour per day and accelerator, from the
+  price_history mart when the warehouse has it, else from the observation dates of the offers
+  in force (gpu_offers);
+- training-cost: the training_cost mart's scenarios across accelerators, when it exists;
+- source-health: data age per source, coloured by health (source_health).
+
+The marts price_history and training_cost are read by column *role* (a date, a price, a
+scenario, a cost column, from lists of accepted names below), so the page keeps working as
+those marts appear and grow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+PRECISIONS = ("fp64", "fp64_matrix", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
+PREFERRED_BASES = ("on_demand_min", "on_demand_median", "spot_min", "community_min")
+# column roles of marts owned elsewhere: the first name present is used
+HISTORY_DATE = ("day", "date", "observed_date", "snapshot_date", "observed_on", "observed_at")
+HISTORY_PRICE = ("min_price_per_gpu_hour", "median_price_per_gpu_hour", "price_per_gpu_hour",
+                 "avg_price_per_gpu_hour", "mean_price_per_gpu_hour", "close_price_per_gpu_hour")
+TRAINING_SCENARIO = ("scenario", "scenario_id", "scenario_name", "scenario_key", "run")
+TRAINING_COST = ("cost_usd", "total_cost_usd", "training_cost_usd", "usd", "cost")
+TRAINING_PLATFORM = ("provider", "price_basis")
+MAX_ROWS = 30
+HISTORY_SERIES = 8
+PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+           "#ff9da7", "#9c755f", "#bab0ac")
+HEALTH_COLOURS = {"ok": "#59a14f", "curated": "#9c9c9c", "stale": "#edc948",
+                  "failing": "#e15759", "never fetched": "#bab0ac"}
+
+
+def esc(value: object) -> str:
+    return escape("" if value is None else str(value), quote=True)
+
+
+def fmt(value: float | None, unit: str = "") -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    v = float(value)
+    if v == 0:
+        text = "0"
+    elif abs(v) >= 1e6:
+        text = f"{v / 1e6:,.3g}M"
+    elif abs(v) >= 100:
+        text = f"{v:,.0f}"
+    else:
+        text = f"{v:#.3g}"
+    return f"{unit}{text}" if unit == "$" else f"{text}{(' ' + unit) if unit else ''}"
+
+
+# ---- data ------------------------------------------------------------------------------
+@dataclass
+class Panel:
+    """One chart's data, or the reason it is missing."""
+
+    rows: list[Any] = field(default_factory=list)
+    note: str = ""  # shown under the chart
+    missing: str = ""  # when set, a 'not available' panel with this reason
+    kind: str = ""  # which table the rows come from, when there are alternatives
+
+
+@dataclass
+class ReportData:
+    published_at: datetime
+    generated_at: datetime
+    mart_rows: dict[str, int]
+    cost: Panel
+    memory: Panel
+    bandwidth: Panel
+    history: Panel
+    training: Panel
+    health: Panel
+    unmapped: Panel
+
+
+def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {r[0] for r in con.execute(
+        "select table_name from duckdb_tables() where database_name = current_database() "
+        "and schema_name = 'main'").fetchall()}
+
+
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    return [r[0] for r in con.execute(
+        "select column_name from duckdb_columns() where database_name = current_database() "
+        "and schema_name = 'main' and table_name = ? order by column_index", [table]).fetchall()]
+
+
+def _pick(columns: list[str], candidates: tuple[str, ...],
+          pattern: str | None = None) -> str | None:
+    """The first candidate name present, else the first column matching `pattern`."""
+    found = next((c for c in candidates if c in columns), None)
+    if found is None and pattern:
+        found = next((c for c in columns if re.search(pattern, c)), None)
+    return found
+
+
+def _basis(con: duckdb.DuckDBPyConnection, table: str) -> str | None:
+    have = {r[0] for r in con.execute(
+        f'select distinct price_basis from "{table}" '
+        "where price_basis is not null and price_basis <> 'purchase'")
+        .fetchall()}
+    return next((b for b in PREFERRED_BASES if b in have), min(have) if have else None)
+
+
+def _cost_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
+    if "cost_per_flop" not in tables:
+        return Panel(missing="the cost_per_flop mart is not in this warehouse")
+    basis = _basis(con, "cost_per_flop")
+    if basis is None:
+        return Panel(missing="no accelerator has an hourly price yet")
+    rows = con.execute(
+        "select accelerator_id, precision, usd_per_eflop_peak, provider "
+        "from cost_per_flop where price_basis = ? and usd_per_eflop_peak > 0", [basis]).fetchall()
+    return Panel(rows=rows, note=f"price basis {basis}: USD per 10^18 FLOP (int8: OP) at the "
+                 "dense peak; divide by the utilisation (MFU) for the effective cost")
+
+
+def _per_dollar_panel(con: duckdb.DuckDBPyConnection, tables: set[str], table: str,
+                      value_col: str) -> Panel:
+    if table not in tables:
+        return Panel(missing=f"the {table} mart is not in this warehouse")
+    basis = _basis(con, table)
+    if basis is None:
+        return Panel(missing="no accelerator has an hourly price yet")
+    rows = con.execute(
+        f'select accelerator_id, {value_col}, price_per_gpu_hour, provider from "{table}" '
+        f"where price_basis = ? and {value_col} > 0 order by {value_col} desc, accelerator_id "
+        f"limit {MAX_ROWS}", [basis]).fetchall()
+    return Panel(rows=rows, note=f"price basis {basis}; top {MAX_ROWS}")
+
+
+def _history_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
+    if "price_history" in tables:
+        cols = _columns(con, "price_history")
+        day = _pick(cols, HISTORY_DATE)
+        price = _pick(cols, HISTORY_PRICE, r"price_per_gpu_hour$")
+        if day and price and "accelerator_id" in cols:
+            where = [f"{price} > 0", "accelerator_id is not null"]
+            if "pricing_model" in cols:
+                where.append("pricing_model = 'on_demand'")
+            if "currency" in cols:
+                where.append("currency = 'USD'")
+            sql = (f"select accelerator_id, cast({day} as date) as day, min({price}) "
+                   f"from price_history where {' and '.join(where)} group by all")
+            note = f"price_history: daily minimum of {price} across providers (on-demand, USD)"
+            return _history_rows(con, sql, note, "price_history")
+        fallback = (f"the price_history mart has no recognisable date/price columns "
+                    f"({', '.join(cols)}); showing the offers in force instead. ")
+    else:
+        fallback = ("the price_history mart is not in this warehouse; showing the offers in "
+                    "force by the date each was observed (not a full history). ")
+    if "gpu_offers" not in tables:
+        return Panel(missing="neither price_history nor gpu_offers is in this warehouse")
+    sql = ("select accelerator_id, cast(observed_at as date) as day, min(price_per_gpu_hour) "
+           "from gpu_offers where pricing_model = 'on_demand' and currency = 'USD' "
+           "and price_per_gpu_hour > 0 and accelerator_id is not null group by all")
+    return _history_rows(con, sql, fallback + "Cheapest on-demand USD per GPU-hour per day.",
+                         "gpu_offers")
+
+
+def _history_rows(con: duckdb.DuckDBPyConnection, sql: str, note: str, kind: str) -> Panel:
+    rows = con.execute(
+        f"with h as ({sql}), ranked as (select accelerator_id, count(*) as n, "
+        "max(day) as last_day from h group by accelerator_id "
+        "order by n desc, last_day desc, accelerator_id "
+        f"limit {HISTORY_SERIES}) select h.* from h inner join ranked using (accelerator_id) "
+        "order by h.accelerator_id, 2").fetchall()
+    if not rows:
+        return Panel(missing="no on-demand USD price observed yet")
+    return Panel(rows=rows, note=note, kind=kind)
+
+
+def _training_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
+    if "training_cost" not in tables:
+        return Panel(missing="not available: this warehouse has no training_cost mart yet "
+                     "(the cost models build it); run a refresh once they are installed")
+    cols = _columns(con, "training_cost")
+    scenario = _pick(cols, TRAINING_SCENARIO, r"^scenario")
+    cost = _pick(cols, TRAINING_COST, r"cost.*usd$|usd.*cost")
+    if not scenario or not cost or "accelerator_id" not in cols:
+        return Panel(missing="not available: training_cost has no recognisable scenario / "
+                     f"cost columns (it has: {', '.join(cols)})")
+    where, params = [f"{cost} > 0"], []
+    note = f"{cost} per scenario, cheapest 10 accelerators each"
+    if "price_basis" in cols:
+        basis = _basis(con, "training_cost")
+        if basis:
+            where.append("price_basis = ?")
+            params.append(basis)
+            note += f", price basis {basis}"
+    platform = "provider" if "provider" in cols else None
+    label = f"accelerator_id || coalesce(' @ ' || {platform}, '')" if platform else \
+        "accelerator_id"
+    rows = con.execute(
+        f"with t as (select {scenario} as scenario, {label} as platform, min({cost}) as cost "
+        f"from training_cost where {' and '.join(where)} group by all) "
+        "select scenario, platform, cost from t "
+        "qualify row_number() over (partition by scenario order by cost, platform) <= 10 "
+        "order by scenario, cost, platform", params).fetchall()
+    if not rows:
+        return Panel(missing="not available: training_cost has no priced rows yet")
+    return Panel(rows=rows, note=note)
+
+
+def _health_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
+    if "source_health" not in tables:
+        return Panel(missing="the source_health mart is not in this warehouse")
+    from flows.source_status import source_rows
+
+    rows = source_rows(con)
+    return Panel(rows=rows, note="age of the newest data in force when the warehouse was built "
+                 "(log scale); colour = health")
+
+
+def _unmapped_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
+    if "unmapped_gpu_names" not in tables:
+        return Panel(missing="the unmapped_gpu_names mart is not in this warehouse")
+    rows = con.execute(
+        "select source, provider, gpu_name_raw, sample_sku, offer_count "
+        "from unmapped_gpu_names order by offer_count desc, source, provider, gpu_name_raw "
+        "limit 20").fetchall()
+    return Panel(rows=rows, note="GPU names that map to no accelerator (add them to "
+                 "catalog/aliases.csv)")
+
+
+def collect(con: duckdb.DuckDBPyConnection, published_at: datetime) -> ReportData:
+    tables = _tables(con)
+    from flows.dictionary import mart_names
+
+    marts = [m for m in mart_names() if m in tables] + sorted(
+        t for t in tables if t in ("price_history", "training_cost") and t not in mart_names())
+    counts = {m: con.execute(f'select count(*) from "{m}"').fetchone()[0] for m in marts}
+    return ReportData(
+        published_at=published_at, generated_at=datetime.now(UTC), mart_rows=counts,
+        cost=_cost_panel(con, tables),
+        memory=_per_dollar_panel(con, tables, "memory_per_dollar", "gb_per_usd_hour"),
+        bandwidth=_per_dollar_panel(con, tables, "bandwidth_per_dollar", "tbps_per_usd_hour"),
+        history=_history_panel(con, tables),
+        training=_training_panel(con, tables),
+        health=_health_panel(con, tables),
+        unmapped=_unmapped_panel(con, tables),
+    )
+
+
+# ---- SVG -------------------------------------------------------------------------------
+class Svg:
+    def __init__(self, width: int, height: int, chart: str, label: str):
+        self.width, self.height, self.chart, self.label = width, height, chart, label
+        self.parts: list[str] = []
+
+    def rect(self, x: float, y: float, w: float, h: float, fill: str, title: str = "",
+             cls: str = "") -> None:
+        t = f"<title>{esc(title)}</title>" if title else ""
+        c = f' class="{cls}"' if cls else ""
+        self.parts.append(f'<rect{c} x="{x:.1f}" y="{y:.1f}" width="{max(w, 0):.1f}" '
+                          f'height="{max(h, 0):.1f}" fill="{fill}">{t}</rect>')
+
+    def text(self, x: float, y: float, s: object, anchor: str = "start", size: int = 11,
+             fill: str = "#333", weight: str = "normal") -> None:
+        self.parts.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" '
+                          f'font-size="{size}" fill="{fill}" font-weight="{weight}">'
+                          f"{esc(s)}</text>")
+
+    def line(self, x1: float, y1: float, x2: float, y2: float, stroke: str = "#ccc",
+             width: float = 1) -> None:
+        self.parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+                          f'stroke="{stroke}" stroke-width="{width}"/>')
+
+    def path(self, points: list[tuple[float, float]], stroke: str, title: str = "") -> None:
+        d = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y:.1f}" for i, (x, y) in
+                     enumerate(points))
+        t = f"<title>{esc(title)}</title>" if title else ""
+        self.parts.append(f'<path class="series" d="{d}" fill="none" stroke="{stroke}" '
+                          f'stroke-width="2">{t}</path>')
+
+    def circle(self, x: float, y: float, r: float, fill: str, title: str = "") -> None:
+        t = f"<title>{esc(title)}</title>" if title else ""
+        self.parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{fill}">{t}'
+                          "</circle>")
+
+    def render(self) -> str:
+        return (f'<svg data-chart="{esc(self.chart)}" '
+                f'role="img" aria-label="{esc(self.label)}" width="{self.width}" '
+                f'height="{self.height}" viewBox="0 0 {self.width} {self.height}" '
+                f'font-family="sans-serif">' + "".join(self.parts) + "</svg>")
+
+
+def _log_scale(lo: float, hi: float, x0: float, x1: float):  # type: ignore[no-untyped-def]
+    a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    if a == b:
+        b += 1
+
+    def scale(v: float) -> float:
+        return x0 + (math.log10(v) - a) / (b - a) * (x1 - x0)
+
+    return scale, [10.0 ** e for e in range(a, b + 1)]
+
+
+def _tick(v: float, unit: str = "") -> str:
+    a = abs(v)
+    if a >= 1e9:
+        text = f"{v / 1e9:g}B"
+    elif a >= 1e6:
+        text = f"{v / 1e6:g}M"
+    elif a >= 1e4:
+        text = f"{v / 1e3:g}k"
+    else:
+        text = f"{v:,.0f}" if a >= 1000 else f"{v:g}"
+    return f"{unit}{text}" if unit == "$" else text
+
+
+def _nice_ticks(hi: float, n: int = 4) -> list[float]:
+    """0, step, 2 step, ... covering hi, with step 1, 2, 2.5 or 5 x 10^k."""
+    if hi <= 0:
+        return [0.0, 1.0]
+    raw = hi / n
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    return [k * step for k in range(math.ceil(hi / step - 1e-9) + 1)]
+
+
+def _lerp_colour(t: float) -> str:
+    """Sequential palette (cheap = green/teal, expensive = dark purple), t in [0, 1]."""
+    stops = [(0.0, (0x1a, 0x98, 0x50)), (0.35, (0x91, 0xcf, 0x60)), (0.6, (0xfe, 0xe0, 0x8b)),
+             (0.8, (0xf4, 0x6d, 0x43)), (1.0, (0x7b, 0x32, 0x94))]
+    t = min(1.0, max(0.0, t))
+    for (t0, c0), (t1, c1) in zip(stops, stops[1:], strict=False):
+        if t <= t1:
+            f = (t - t0) / (t1 - t0) if t1 > t0 else 0
+            rgb = [round(c0[i] + (c1[i] - c0[i]) * f) for i in range(3)]
+            return "#" + "".join(f"{c:02x}" for c in rgb)
+    return "#7b3294"
+
+
+def heatmap_cost(panel: Panel) -> str:
+    values: dict[str, dict[str, tuple[float, str | None]]] = {}
+    for acc, prec, usd, provider in panel.rows:
+        values.setdefault(acc, {})[prec] = (usd, provider)
+    precisions = [p for p in PRECISIONS if any(p in v for v in values.values())]
+
+    def order(acc: str) -> tuple[float, str]:
+        v = values[acc]
+        key = v.get("bf16") or v.get("fp16") or v.get("fp32") or min(v.values())
+        return (key[0], acc)
+
+    accs = sorted(values, key=order)[:MAX_ROWS * 2]
+    cell_w, cell_h, left, top = 74, 20, 230, 30
+    svg = Svg(left + cell_w * len(precisions) + 10, top + cell_h * len(accs) + 44,
+              "cost-per-eflop", "USD per 10^18 FLOP by accelerator and precision")
+    all_v = [u for v in values.values() for u, _ in v.values()]
+    lo, hi = math.log10(min(all_v)), math.log10(max(all_v))
+    ly = top + cell_h * len(accs) + 16  # legend: the colour scale, cheap to dear (log)
+    svg.text(left - 6, ly + 11, "cheaper", "end", 10, "#666")
+    for k in range(20):
+        svg.rect(left + k * 12, ly, 12, 14, _lerp_colour(k / 19))
+    svg.text(left + 20 * 12 + 6, ly + 11, f"dearer (log scale, {fmt(10 ** lo, '$')} to "
+             f"{fmt(10 ** hi, '$')})", "start", 10, "#666")
+    for j, prec in enumerate(precisions):
+        svg.text(left + j * cell_w + cell_w / 2, top - 10, prec, "middle", 11, weight="bold")
+    for i, acc in enumerate(accs):
+        y = top + i * cell_h
+        svg.text(left - 6, y + cell_h / 2 + 4, acc, "end", 11)
+        for j, prec in enumerate(precisions):
+            if prec not in values[acc]:
+                continue
+            usd, provider = values[acc][prec]
+            t = (math.log10(usd) - lo) / (hi - lo) if hi > lo else 0.5
+            colour = _lerp_colour(t)
+            svg.rect(left + j * cell_w + 1, y + 1, cell_w - 2, cell_h - 2, colour,
+                     f"{acc} {prec}: ${usd:.4g} per 10^18 FLOP"
+                     + (f" ({provider})" if provider else ""), "cell")
+            dark = t > 0.75 or t < 0.15
+            svg.text(left + j * cell_w + cell_w / 2, y + cell_h / 2 + 4, fmt(usd, "$"),
+                     "middle", 10, "#fff" if dark else "#222")
+    return svg.render()
+
+
+def bars(chart: str, label: str, rows: list[tuple[str, float, str, str]], unit: str,
+         log: bool = False, width: int = 520) -> str:
+    """Horizontal bars: rows of (label, value, colour, tooltip)."""
+    left, right, bar_h, top = 210, 80, 16, 10
+    svg = Svg(width, top + len(rows) * (bar_h + 4) + 26, chart, label)
+    x0, x1 = left, width - right
+    vals = [v for _, v, _, _ in rows if v and v > 0]
+    if log and vals:
+        scale, ticks = _log_scale(min(vals), max(vals), x0, x1)
+        for tv in ticks:
+            svg.line(scale(tv), top - 4, scale(tv), svg.height - 20)
+            svg.text(scale(tv), svg.height - 6, _tick(tv), "middle", 10, "#666")
+        base = x0
+    else:
+        ticks = _nice_ticks(max(vals) if vals else 1.0)
+        hi = ticks[-1]
+
+        def scale(v: float) -> float:
+            return x0 + v / hi * (x1 - x0)
+
+        base = x0
+        for tv in ticks:
+            svg.line(scale(tv), top - 4, scale(tv), svg.height - 20)
+            svg.text(scale(tv), svg.height - 6, _tick(tv), "middle", 10, "#666")
+    for i, (name, value, colour, tip) in enumerate(rows):
+        y = top + i * (bar_h + 4)
+        svg.text(left - 6, y + bar_h - 4, name, "end", 11)
+        if value and value > 0:
+            end = scale(value)
+            svg.rect(base, y, max(end - base, 1.5), bar_h, colour, tip, "bar")
+            svg.text(end + 4, y + bar_h - 4, fmt(value, unit), "start", 10, "#333")
+        else:
+            svg.text(base + 4, y + bar_h - 4, "no data", "start", 10, "#999")
+    return svg.render()
+
+
+def history_chart(panel: Panel) -> str:
+    """Lines per accelerator from the price_history mart; points only for the fallback (the
+    offers in force are not a time series: their dates differ per source)."""
+    connect = panel.kind == "price_history"
+    series: dict[str, list[tuple[date, float]]] = {}
+    for acc, day, price in panel.rows:
+        series.setdefault(acc, []).append((day, float(price)))
+    days = sorted({d for pts in series.values() for d, _ in pts})
+    prices = [p for pts in series.values() for _, p in pts]
+    width, height, left, right, top, bottom = 1000, 320, 60, 230, 14, 40
+    svg = Svg(width, height, "price-history", "cheapest on-demand USD per GPU-hour over time")
+    x0, x1, y0, y1 = left, width - right, height - bottom, top
+    d0, d1 = days[0].toordinal(), days[-1].toordinal()
+    yticks = _nice_ticks(max(prices))
+    hi = yticks[-1]
+
+    def sx(d: date) -> float:
+        return (x0 + x1) / 2 if d1 == d0 else x0 + (d.toordinal() - d0) / (d1 - d0) * (x1 - x0)
+
+    def sy(p: float) -> float:
+        return y0 - p / hi * (y0 - y1)
+
+    for v in yticks:
+        svg.line(x0, sy(v), x1, sy(v))
+        svg.text(x0 - 6, sy(v) + 4, _tick(v, "$"), "end", 10, "#666")
+    if d1 == d0:
+        ticks = [days[0]]
+    else:
+        n = min(6, d1 - d0)
+        ticks = [date.fromordinal(round(d0 + i * (d1 - d0) / n)) for i in range(n + 1)]
+    for d in ticks:
+        svg.line(sx(d), y0, sx(d), y0 + 4, "#999")
+        svg.text(sx(d), y0 + 18, d.isoformat(), "middle", 10, "#666")
+    for k, (acc, pts) in enumerate(sorted(series.items())):
+        colour = PALETTE[k % len(PALETTE)]
+        pts.sort()
+        xy = [(sx(d), sy(p)) for d, p in pts]
+        if connect and len(xy) > 1:
+            svg.path(xy, colour, acc)
+        for (d, p), (x, y) in zip(pts, xy, strict=True):
+            svg.circle(x, y, 3.5, colour, f"{acc} {d.isoformat()}: ${p:.3f}/GPU-hour")
+        ly = top + 10 + k * 18
+        svg.rect(x1 + 16, ly - 9, 12, 12, colour)
+        svg.text(x1 + 32, ly + 1, acc, "start", 11)
+    return svg.render()
+
+
+def training_chart(panel: Panel) -> str:
+    by_scenario: dict[str, list[tuple[str, float]]] = {}
+    for scenario, platform, cost in panel.rows:
+        by_scenario.setdefault(str(scenario), []).append((str(platform), float(cost)))
+    out = []
+    for k, (scenario, rows) in enumerate(sorted(by_scenario.items())):
+        colour = PALETTE[k % len(PALETTE)]
+        out.append(f'<h3>{esc(scenario)}</h3>' + bars(
+            "training-cost", f"training cost of {scenario} by platform",
+            [(p, c, colour, f"{scenario} on {p}: ${c:,.0f}") for p, c in rows], "$", log=True))
+    return "".join(out)
+
+
+def health_chart(panel: Panel) -> str:
+    rows = []
+    for r in panel.rows:
+        age = r.get("data_age_hours")
+        rows.append((f"{r['source']} ({r['health']})", age if age and age > 0 else None,
+                     HEALTH_COLOURS.get(r["health"], "#999"),
+                     f"{r['source']}: {r['health']}, data age {fmt(age, 'h')}"))
+    return bars("source-health", "data age per source", rows, "h", log=True, width=640)
+
+
+def _table(head: list[str], rows: list[list[object]], cls: str = "") -> str:
+    th = "".join(f"<th>{esc(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f'<table class="{cls}"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
+
+
+# ---- page ------------------------------------------------------------------------------
+CSS = """
+body{font-family:sans-serif;margin:24px;color:#222;background:#fafafa;max-width:1180px}
+h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:0 0 6px}
+h3{font-size:13px;margin:10px 0 2px}
+.meta{color:#555;font-size:13px;margin-bottom:18px}
+section{background:#fff;border:1px solid #ddd;border-radius:6px;padding:14px 16px;margin:0 0 18px}
+.note{color:#555;font-size:12px;margin:6px 0 0}
+.pair{display:flex;flex-wrap:wrap;gap:16px}
+.na{border:1px dashed #bbb;background:#f4f4f4;color:#555;padding:18px;border-radius:4px;
+font-size:13px}
+table{border-collapse:collapse;font-size:12px;margin-top:8px}
+th,td{border-bottom:1px solid #e4e4e4;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f0f0f0} td.err{max-width:520px;word-break:break-word}
+nav a{margin-right:12px;font-size:13px}
+"""
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; " \
+      "form-action 'none'"
+
+
+def _section(anchor: str, title: str, chart: str, body: str, panel: Panel) -> str:
+    if panel.missing:
+        body = f'<div class="na" data-chart-missing="{esc(chart)}">{esc(panel.missing)}</div>'
+    note = f'<p class="note">{esc(panel.note)}</p>' if panel.note and not panel.missing else ""
+    return f'<section id="{anchor}"><h2>{esc(title)}</h2>{body}{note}</section>'
+
+
+def render(data: ReportData) -> str:
+    """The whole page as one string (no external resource of any kind)."""
+    cost = heatmap_cost(data.cost) if not data.cost.missing else ""
+    mem = bars("memory-per-dollar", "GB of accelerator memory per USD/hour",
+               [(a, v, "#4e79a7", f"{a}: {v:.3g} GB per USD/hour at ${p:.3g}/GPU-hour"
+                 + (f" ({prov})" if prov else "")) for a, v, p, prov in data.memory.rows],
+               "GB") if not data.memory.missing else ""
+    bw = bars("bandwidth-per-dollar", "TB/s of memory bandwidth per USD/hour",
+              [(a, v, "#f28e2b", f"{a}: {v:.3g} TB/s per USD/hour at ${p:.3g}/GPU-hour"
+                + (f" ({prov})" if prov else "")) for a, v, p, prov in data.bandwidth.rows],
+              "TB/s") if not data.bandwidth.missing else ""
+    per_dollar = (
+        '<div class="pair"><div><h3>GB per USD/hour</h3>'
+        + (mem or f'<div class="na" data-chart-missing="memory-per-dollar">'
+           f'{esc(data.memory.missing)}</div>')
+        + '</div><div><h3>TB/s per USD/hour</h3>'
+        + (bw or f'<div class="na" data-chart-missing="bandwidth-per-dollar">'
+           f'{esc(data.bandwidth.missing)}</div>')
+        + "</div></div>")
+    per_dollar_panel = Panel(note=data.memory.note or data.bandwidth.note)
+    history = history_chart(data.history) if not data.history.missing else ""
+    training = training_chart(data.training) if not data.training.missing else ""
+    health = ""
+    if not data.health.missing:
+        health = health_chart(data.health) + _table(
+            ["source", "kind", "health", "last status", "rows in force", "data age (h)",
+             "last success (UTC)", "last error"],
+            [[r["source"], r.get("kind"), r["health"], r.get("last_status"),
+              r.get("rows_in_force"), fmt(r.get("data_age_hours")),
+              r["last_success_at"].strftime("%Y-%m-%d %H:%M") if r.get("last_success_at")
+              else "",
+              (f"{r['last_error_type']}: {r.get('last_error') or ''}"
+               if r.get("last_error_type") else "")] for r in data.health.rows], "health")
+    unmapped = _table(["source", "provider", "GPU name (as scraped)", "sample sku", "offers"],
+                      [list(r) for r in data.unmapped.rows], "unmapped") \
+        if data.unmapped.rows else "<p class=\"note\">every GPU name maps to an accelerator</p>"
+    counts = ", ".join(f"{esc(k)} {v}" for k, v in sorted(data.mart_rows.items()))
+    sections = [
+        _section("cost", "Cost per 10^18 FLOP by accelerator and precision", "cost-per-eflop",
+                 cost, data.cost),
+        _section("per-dollar", "Memory and bandwidth per dollar", "memory-per-dollar",
+                 per_dollar, per_dollar_panel),
+        _section("history", "Price history", "price-history", history, data.history),
+        _section("training", "Training cost of the seed scenarios across platforms",
+                 "training-cost", training, data.training),
+        _section("health", "Source health and data age", "source-health", health, data.health),
+        _section("unmapped", "Unmapped GPU names", "unmapped-gpu-names", unmapped,
+                 data.unmapped),
+    ]
+    nav = "".join(f'<a href="#{a}">{esc(t)}</a>' for a, t in (
+        ("cost", "cost per FLOP"), ("per-dollar", "per dollar"), ("history", "price history"),
+        ("training", "training cost"), ("health", "sources"), ("unmapped", "unmapped names")))
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<title>gpucost report</title>"
+        f"<style>{CSS}</style></head><body>"
+        "<h1>gpucost: the cost of AI compute</h1>"
+        f'<div class="meta">warehouse published {esc(data.published_at.strftime("%Y-%m-%d %H:%M"))}'
+        f' UTC; report generated {esc(data.generated_at.strftime("%Y-%m-%d %H:%M"))} UTC. '
+        f"Rows: {counts}.</div><nav>{nav}</nav><br>"
+        + "".join(sections) + "</body></html>\n"
+    )
+
+
+def write_report(data_dir: Path, out: Path) -> Path:
+    """Render the published warehouse of `data_dir` into `out` (written atomically)."""
+    from warehouse.publish import connect_readonly, serving_path
+
+    con = connect_readonly(data_dir)  # NoWarehouseError when nothing is published yet
+    published_at = datetime.fromtimestamp(serving_path(data_dir).stat().st_mtime, UTC)
+    try:
+        html = render(collect(con, published_at))
+    finally:
+        con.close()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".tmp-report-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(html)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; a report is for sharing
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return out
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from warehouse import data_dir
+    from warehouse.publish import NoWarehouseError
+
+    out = Path(args.output) if args.output else data_dir() / "report.html"
+    try:
+        path = write_report(data_dir(), out)
+    except NoWarehouseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {path}")
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    r = sub.add_parser("report", help="write the self-contained HTML dashboard",
+                       description=__doc__)
+    r.add_argument("-o", "--output", help="where to write it (default "
+                   "<data dir>/report.html, i.e. warehouse/data/report.html)")
+    r.set_defaults(func=cmd_report)

@@ -1,0 +1,118 @@
+"""`gpucost serve`: the refresh flow as Prefect deployments with cron schedules.
+
+Two deployments of the one `refresh` flow, served from this process with `prefect.serve`:
+
+- `refresh/prices`: price sources (KIND "prices"), every 6 hours by default;
+- `refresh/specs`: spec sources (KIND "specs"), daily by default.
+
+Each run fetches only its kind of sources, then rebuilds, checks, publishes and exports
+everything (the marts join prices with specs). Schedules need a long-lived Prefect server
+(`prefect server start`, PREFECT_API_URL pointing at it); `--dry-run` prints the deployments
+and their schedules without contacting anything. prefect.yaml declares the same deployments
+for work pools (`prefect deploy --all`, then `prefect worker start --pool gpucost`).
+
+Crons: `--prices-cron` / `--specs-cron` / `--timezone`, else the environment variables
+GPUCOST_PRICES_CRON, GPUCOST_SPECS_CRON, GPUCOST_SCHEDULE_TIMEZONE, else the defaults below.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_PRICES_CRON = "0 */6 * * *"  # 00:00, 06:00, 12:00, 18:00
+DEFAULT_SPECS_CRON = "30 3 * * *"  # daily at 03:30, between two price runs
+DEFAULT_TIMEZONE = "UTC"
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Schedule:
+    name: str  # deployment name
+    kind: str  # source KIND the deployment fetches
+    cron: str
+    timezone: str
+    description: str
+
+
+def schedules(prices_cron: str | None = None, specs_cron: str | None = None,
+              timezone: str | None = None) -> list[Schedule]:
+    """The deployments' schedules: arguments, else environment, else defaults."""
+    tz = timezone or os.environ.get("GPUCOST_SCHEDULE_TIMEZONE") or DEFAULT_TIMEZONE
+    return [
+        Schedule("prices", "prices",
+                 prices_cron or os.environ.get("GPUCOST_PRICES_CRON") or DEFAULT_PRICES_CRON,
+                 tz, "fetch the price sources, rebuild, check, publish and export"),
+        Schedule("specs", "specs",
+                 specs_cron or os.environ.get("GPUCOST_SPECS_CRON") or DEFAULT_SPECS_CRON,
+                 tz, "fetch the spec sources, rebuild, check, publish and export"),
+    ]
+
+
+def deployments(plan: list[Schedule]) -> list[Any]:
+    """RunnerDeployments of the refresh flow, one per schedule (no API call is made)."""
+    from prefect.schedules import Cron
+
+    from flows.refresh import refresh
+
+    return [
+        refresh.to_deployment(
+            name=s.name, schedule=Cron(s.cron, timezone=s.timezone), parameters={"kind": s.kind},
+            description=s.description, tags=["gpucost", s.kind],
+        )
+        for s in plan
+    ]
+
+
+def describe(deps: list[Any]) -> str:
+    lines = []
+    for d in deps:
+        for sched in d.schedules:
+            cron = sched.schedule
+            lines.append(
+                f"refresh/{d.name}: cron {cron.cron!r} ({cron.timezone or 'UTC'}), "
+                f"parameters {d.parameters}, entrypoint {d.entrypoint}"
+                + ("" if sched.active else " [inactive]")
+            )
+    return "\n".join(lines)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    plan = schedules(args.prices_cron, args.specs_cron, args.timezone)
+    try:
+        deps = deployments(plan)
+    except ValueError as exc:  # an invalid cron or time zone
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(describe(deps))
+    if args.dry_run:
+        return EXIT_OK
+    from prefect.settings import PREFECT_API_URL
+
+    if not PREFECT_API_URL.value():
+        print("error: schedules need a long-lived Prefect server: run `prefect server start` "
+              "and set PREFECT_API_URL=http://127.0.0.1:4200/api (see README, Running it as a "
+              "service)", file=sys.stderr)
+        return EXIT_FAILED
+    import prefect
+
+    prefect.serve(*deps, limit=1)  # one refresh at a time: the warehouse has one writer
+    return EXIT_OK
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser(
+        "serve", help="serve the scheduled refresh deployments (needs `prefect server start`)",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("--prices-cron", help=f"cron of the price refresh (default "
+                   f"$GPUCOST_PRICES_CRON or {DEFAULT_PRICES_CRON!r})")
+    s.add_argument("--specs-cron", help=f"cron of the spec refresh (default "
+                   f"$GPUCOST_SPECS_CRON or {DEFAULT_SPECS_CRON!r})")
+    s.add_argument("--timezone", help="time zone of the crons (default "
+                   f"$GPUCOST_SCHEDULE_TIMEZONE or {DEFAULT_TIMEZONE})")
+    s.add_argument("--dry-run", action="store_true",
+                   help="print the deployments and their schedules, start nothing")
+    s.set_defaults(func=cmd_serve)

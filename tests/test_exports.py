@@ -1,0 +1,109 @@
+"""Exports: every mart as zstd Parquet and CSV plus schema.json, written atomically after each
+successful publish; they open in pandas and DuckDB with the documented columns."""
+
+import json
+
+import duckdb
+import pandas as pd
+import pytest
+
+from flows import pipeline
+from flows.dictionary import mart_names
+from models.docs import Dictionary
+from models.runner import CheckFailedError
+from warehouse.exports import export_dir
+from warehouse.publish import serving_path
+
+
+def _marts(data):
+    con = duckdb.connect(str(serving_path(data)), read_only=True)
+    try:
+        return {m: (con.execute(f'select count(*) from "{m}"').fetchone()[0],
+                    [r[0] for r in con.execute(f'describe "{m}"').fetchall()])
+                for m in mart_names()}
+    finally:
+        con.close()
+
+
+def test_every_mart_exported_with_documented_columns(service_warehouse):
+    out = export_dir(service_warehouse)
+    schema = json.loads((out / "schema.json").read_text())
+    marts = _marts(service_warehouse)
+    docs = Dictionary.load()
+    assert set(schema["tables"]) == set(marts)
+    assert schema["published_at"]
+    con = duckdb.connect()
+    for mart, (rows, columns) in marts.items():
+        entry = schema["tables"][mart]
+        assert entry["row_count"] == rows
+        assert [c["name"] for c in entry["columns"]] == columns
+        for c in entry["columns"]:
+            doc = docs.column(mart, c["name"])
+            assert c["description"] == doc.description and c["unit"] == doc.unit
+        parquet, csv = out / entry["files"]["parquet"], out / entry["files"]["csv"]
+        # DuckDB reads the Parquet file: same columns, same rows, zstd compressed
+        rel = con.execute(f"select * from read_parquet('{parquet}')")
+        assert [d[0] for d in rel.description] == columns
+        assert len(rel.fetchall()) == rows
+        codecs = {r[0] for r in con.execute(
+            f"select distinct compression from parquet_metadata('{parquet}')").fetchall()}
+        assert codecs <= {"ZSTD"} and (codecs or rows == 0), codecs
+        # pandas reads the CSV file with the same columns and rows
+        frame = pd.read_csv(csv)
+        assert list(frame.columns) == columns
+        assert len(frame) == rows
+    con.close()
+
+
+def test_exported_values_match_the_warehouse(service_warehouse):
+    out = export_dir(service_warehouse)
+    con = duckdb.connect(str(serving_path(service_warehouse)), read_only=True)
+    try:
+        diff = con.execute(
+            f"(select * from gpu_offers except all "
+            f"select * from read_parquet('{out / 'gpu_offers.parquet'}')) union all "
+            f"(select * from read_parquet('{out / 'gpu_offers.parquet'}') except all "
+            "select * from gpu_offers)").fetchall()
+        h100 = con.execute("select price_per_gpu_hour from gpu_offers where source = 'skypilot'"
+                           " and sku = 'gpu_8x_h100_sxm5'").fetchone()[0]
+    finally:
+        con.close()
+    assert diff == []
+    frame = pd.read_csv(out / "gpu_offers.csv")
+    row = frame[(frame["source"] == "skypilot") & (frame["sku"] == "gpu_8x_h100_sxm5")]
+    assert row["price_per_gpu_hour"].tolist() == [pytest.approx(h100)] == [pytest.approx(3.49)]
+
+
+def _snapshot(out):
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+def test_failed_publish_or_export_leaves_exports_whole(tmp_path, monkeypatch):
+    out = export_dir(tmp_path)
+    out.mkdir(parents=True)
+    (out / ".tmp-999-old.parquet").write_bytes(b"left by a crashed export")
+    result = pipeline.publish(tmp_path)  # curated catalog only
+    assert result.export_error is None and "schema.json" in result.exports
+    assert not list(out.glob(".tmp-*"))  # crash leftovers are cleared, never published
+    before = _snapshot(out)
+    assert "schema.json" in before and "accelerators.parquet" in before
+
+    def failing_checks(con):
+        con.execute("create or replace table accelerators as select 1 as half_built")
+        raise CheckFailedError({"price_positive": [("a row",)]})
+
+    monkeypatch.setattr(pipeline.runner, "check_or_raise", failing_checks)
+    with pytest.raises(CheckFailedError):
+        pipeline.publish(tmp_path)
+    assert _snapshot(out) == before  # no new file, no temporary file left behind
+    monkeypatch.undo()
+
+    # an export that fails is reported; the warehouse itself is still published
+    def broken(con, data_dir):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pipeline, "stage_exports", broken)
+    result = pipeline.publish(tmp_path)
+    assert result.export_error == "OSError: disk full" and result.exports == []
+    assert result.mart_rows["accelerators"] > 0
+    assert _snapshot(out) == before
