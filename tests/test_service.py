@@ -118,6 +118,11 @@ def live(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path))
     for module in (azure, lambda_cloud, skypilot):
         monkeypatch.setattr(module, "BACKOFF_S", 0.0, raising=False)
+    for name in sources.names():
+        if sources.get(name).KIND == "specs":  # spec sources answer 500 here
+            monkeypatch.setenv(f"GPUCOST_SOURCE_URL_{name.upper()}", f"{base}/spec/{name}")
+            monkeypatch.setattr(sources.get(name), "BACKOFF_S", 0.0, raising=False)
+            monkeypatch.setattr(sources.get(name), "POLITENESS_S", 0.0, raising=False)
     yield tmp_path
     srv.shutdown()
 
@@ -134,9 +139,12 @@ def test_refresh_strict_progress_and_sources(live, monkeypatch, capsys):
     assert "azure" in shown and "failed" in shown and "HttpStatusError" in shown
     assert (live / "exports" / "schema.json").is_file()
 
-    # only the spec sources (none is registered yet): nothing fetched, rebuilt and published
-    assert cli.main(["refresh", "--no-prefect", "--strict", "--kind", "specs"]) == 0
-    capsys.readouterr()
+    # only the spec sources (failing here): the price sources are not fetched, still published
+    assert cli.main(["refresh", "--no-prefect", "--strict", "--kind", "specs"]) == 3
+    out = capsys.readouterr().out
+    spec_names = [n for n in sources.names() if sources.get(n).KIND == "specs"]
+    assert spec_names and all(f"  {n} " in out for n in spec_names)
+    assert "lambda       live" not in out and "published" in out
 
     assert cli.main(["sources"]) == 0
     table = capsys.readouterr().out
