@@ -13,7 +13,17 @@ import duckdb
 
 from catalog import CATALOG_DIR
 
-CURATED_TABLES = ("accelerators", "aliases", "reference_prices", "assumptions")
+CURATED_TABLES = (
+    "accelerators",
+    "aliases",
+    "reference_prices",
+    "assumptions",
+    # cost models (issue 5): scenarios, published runs, presets
+    "training_scenarios",
+    "training_runs",
+    "cost_presets",
+    "inference_scenarios",
+)
 
 
 class CuratedDataError(Exception):
