@@ -165,6 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("query")
     s.add_argument("--format", choices=("table", "csv", "json"), default="table")
     s.set_defaults(func=cmd_sql)
+
+    from flows.estimate import add_estimate_parser
+
+    add_estimate_parser(sub)
     return p
 
 

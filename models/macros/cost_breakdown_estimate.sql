@@ -27,8 +27,9 @@ args as (
         regexp_replace(lower(cast(accelerator as varchar)), '[^a-z0-9]', '', 'g')
             as arg_accelerator_key,
         cast(preset as varchar) as arg_preset,
-        cost_assumption('depreciation_ooms_per_year') * ln(10) as arg_depreciation_rate,
-        coalesce(cost_assumption('hours_per_year'), 8760) as arg_hours_per_year
+        defaults.default_depreciation_ooms_per_year * ln(10) as arg_depreciation_rate,
+        defaults.default_hours_per_year as arg_hours_per_year
+    from cost_defaults as defaults
 
 ),
 

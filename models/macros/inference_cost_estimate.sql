@@ -53,7 +53,7 @@ args as (
         cast(coalesce(batch_size, 1) as double) as arg_batch_size,
         cast(n_gpus as double) as arg_n_gpus,
         cast(
-            coalesce(bandwidth_utilisation, cost_assumption('inference_bandwidth_utilisation'))
+            coalesce(bandwidth_utilisation, defaults.default_inference_bandwidth_utilisation)
             as double
         ) as arg_bandwidth_utilisation,
         cast(compute_utilisation as double) as arg_compute_utilisation,
@@ -61,6 +61,7 @@ args as (
         cast(accelerator as varchar) as arg_accelerator,
         regexp_replace(lower(cast(accelerator as varchar)), '[^a-z0-9]', '', 'g')
             as arg_accelerator_key
+    from cost_defaults as defaults
 
 ),
 
@@ -153,14 +154,15 @@ bases as (
 
     union all by name
 
-    select distinct
-        timed.accelerator_id as basis_accelerator_id,
+    select
+        given_for.accelerator_id as basis_accelerator_id,
         'given' as basis_name,
         cast(null as varchar) as basis_provider,
-        timed.arg_price as basis_price,
+        args.arg_price as basis_price,
         cast(null as timestamptz) as basis_observed_at
-    from timed
-    where timed.arg_price is not null
+    from args
+    cross join accelerator_cost_inputs as given_for
+    where args.arg_price is not null
 
 )
 

@@ -11,7 +11,7 @@
 --   capex_all_in = server_price_per_gpu / (1 - f), CRF = r(1+r)^L / ((1+r)^L - 1) (1/L at 0).
 -- Both at 100% utilisation of the owned hardware; break-even utilisation against a rental
 -- price is capital per hour / (rental price - energy per hour).
--- A null argument takes the catalog assumption (cost_assumptions) of the same meaning.
+-- A null argument takes the catalog assumption of the same meaning (cost_defaults).
 
 create or replace macro ownership_estimate(
     purchase_price_usd,
@@ -35,20 +35,21 @@ args as (
     select
         purchase_price_usd as arg_price,
         tdp_w as arg_tdp_w,
-        coalesce(server_to_chip_power, cost_assumption('server_to_chip_power')) as arg_ratio,
-        coalesce(avg_power_fraction, cost_assumption('avg_power_fraction_gpu')) as arg_load,
-        coalesce(pue, cost_assumption('pue')) as arg_pue,
-        coalesce(electricity_usd_per_kwh, cost_assumption('electricity_usd_per_kwh'))
+        coalesce(server_to_chip_power, defaults.default_server_to_chip_power) as arg_ratio,
+        coalesce(avg_power_fraction, defaults.default_avg_power_fraction_gpu) as arg_load,
+        coalesce(pue, defaults.default_pue) as arg_pue,
+        coalesce(electricity_usd_per_kwh, defaults.default_electricity_usd_per_kwh)
             as arg_usd_per_kwh,
-        coalesce(server_cost_overhead, cost_assumption('server_cost_overhead')) as arg_overhead,
-        coalesce(network_fraction, cost_assumption('network_fraction_of_cluster'))
+        coalesce(server_cost_overhead, defaults.default_server_cost_overhead) as arg_overhead,
+        coalesce(network_fraction, defaults.default_network_fraction_of_cluster)
             as arg_network_fraction,
-        coalesce(ooms_per_year, cost_assumption('depreciation_ooms_per_year')) as arg_ooms,
+        coalesce(ooms_per_year, defaults.default_depreciation_ooms_per_year) as arg_ooms,
         coalesce(years_since_purchase, 0) as arg_years_since,
-        coalesce(useful_life_years, cost_assumption('depreciation_years')) as arg_life,
-        coalesce(wacc, cost_assumption('wacc')) as arg_wacc,
-        coalesce(colo_usd_per_kw_month, cost_assumption('colo_usd_per_kw_month')) as arg_colo,
-        coalesce(cost_assumption('hours_per_year'), 8760) as arg_hours_per_year
+        coalesce(useful_life_years, defaults.default_depreciation_years) as arg_life,
+        coalesce(wacc, defaults.default_wacc) as arg_wacc,
+        coalesce(colo_usd_per_kw_month, defaults.default_colo_usd_per_kw_month) as arg_colo,
+        defaults.default_hours_per_year as arg_hours_per_year
+    from cost_defaults as defaults
 
 ),
 

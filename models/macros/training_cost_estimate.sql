@@ -11,7 +11,7 @@
 -- usd_per_million_tokens = cost_usd / tokens x 1e6.
 -- accelerator: an id or any spelling in accelerator_aliases ("H100 SXM", "TPU v5p"); null =
 -- every accelerator. mfu null = default_training_mfu (generation default, FP8, MoE); other
--- nulls take the catalog assumption (goodput, pue, electricity_usd_per_kwh, ...).
+-- nulls take the catalog assumption (cost_defaults: goodput, pue, electricity, ...).
 
 create or replace macro training_cost_estimate(
     params := null,
@@ -49,11 +49,11 @@ args as (
         cast(params as double) as arg_params_active,
         cast(coalesce(params_total, params) as double) as arg_params_total,
         cast(tokens as double) as arg_tokens,
-        cast(coalesce(tokens_per_param, cost_assumption('tokens_per_param')) as double)
+        cast(coalesce(tokens_per_param, defaults.default_tokens_per_param) as double)
             as arg_tokens_per_param,
         lower(coalesce(cast(precision as varchar), 'bf16')) as arg_precision,
         cast(mfu as double) as arg_mfu,
-        cast(coalesce(goodput, cost_assumption('goodput'), 1.0) as double) as arg_goodput,
+        cast(coalesce(goodput, defaults.default_goodput, 1.0) as double) as arg_goodput,
         cast(n_gpus as double) as arg_n_gpus,
         cast(days as double) as arg_days,
         cast(n_layers as double) as arg_n_layers,
@@ -69,15 +69,18 @@ args as (
         lower(coalesce(cast(recompute as varchar), 'none')) as arg_recompute,
         cast(flops as double) as arg_flops,
         cast(price_per_gpu_hour as double) as arg_price,
-        cast(coalesce(pue, cost_assumption('pue')) as double) as arg_pue,
+        cast(coalesce(pue, defaults.default_pue) as double) as arg_pue,
         cast(
-            coalesce(electricity_usd_per_kwh, cost_assumption('electricity_usd_per_kwh'))
+            coalesce(electricity_usd_per_kwh, defaults.default_electricity_usd_per_kwh)
             as double
         ) as arg_usd_per_kwh,
         cast(server_to_chip_power as double) as arg_power_ratio,
         cast(accelerator as varchar) as arg_accelerator,
         regexp_replace(lower(cast(accelerator as varchar)), '[^a-z0-9]', '', 'g')
-            as arg_accelerator_key
+            as arg_accelerator_key,
+        defaults.default_mfu_fp8 as arg_default_mfu_fp8,
+        defaults.default_moe_mfu_multiplier as arg_default_moe_mfu_multiplier
+    from cost_defaults as defaults
 
 ),
 
@@ -112,7 +115,9 @@ sized as (
             default_training_mfu(
                 chosen.mfu_default,
                 chosen.arg_precision,
-                chosen.arg_params_total > chosen.arg_params_active
+                chosen.arg_params_total > chosen.arg_params_active,
+                chosen.arg_default_mfu_fp8,
+                chosen.arg_default_moe_mfu_multiplier
             )
         ) as run_mfu,
         case
@@ -204,15 +209,16 @@ bases as (
 
     union all by name
 
-    select distinct
-        billed.accelerator_id as basis_accelerator_id,
+    select
+        given_for.accelerator_id as basis_accelerator_id,
         'given' as basis_name,
         cast(null as varchar) as basis_provider,
-        billed.arg_price as basis_price,
+        args.arg_price as basis_price,
         cast(null as timestamptz) as basis_observed_at,
         'price per GPU-hour given by the caller' as basis_note
-    from billed
-    where billed.arg_price is not null
+    from args
+    cross join accelerator_cost_inputs as given_for
+    where args.arg_price is not null
 
 )
 

@@ -21,6 +21,8 @@ aliases as (
 spellings as (
 
     select
+        regexp_replace(lower(accelerator_specs.accelerator_id), '[^a-z0-9]', '', 'g')
+            as alias_key,
         accelerator_specs.accelerator_id as alias,
         accelerator_specs.accelerator_id,
         'accelerator_id' as matched_by,
@@ -30,6 +32,7 @@ spellings as (
     union all
 
     select
+        regexp_replace(lower(accelerator_specs.name), '[^a-z0-9]', '', 'g') as alias_key,
         accelerator_specs.name as alias,
         accelerator_specs.accelerator_id,
         'name' as matched_by,
@@ -39,7 +42,9 @@ spellings as (
 
     union all
 
+    -- stg_curated__aliases normalises alias_key the same way
     select
+        aliases.alias_key,
         aliases.alias,
         aliases.accelerator_id,
         'alias_' || aliases.alias_kind as matched_by,
@@ -52,13 +57,7 @@ spellings as (
 
 keyed as (
 
-    select
-        regexp_replace(lower(spellings.alias), '[^a-z0-9]', '', 'g') as alias_key,
-        spellings.alias,
-        spellings.accelerator_id,
-        spellings.matched_by,
-        spellings.priority
-    from spellings
+    select * from spellings
 
 ),
 

@@ -17,21 +17,22 @@ final as (
         presets.preset_id,
         presets.description,
         presets.hardware_method,
-        coalesce(presets.server_cost_overhead, cost_assumption('server_cost_overhead'))
+        coalesce(presets.server_cost_overhead, defaults.default_server_cost_overhead)
             as server_cost_overhead,
         presets.gpu_share_of_hardware,
         coalesce(
-            presets.network_fraction_of_cluster, cost_assumption('network_fraction_of_cluster')
+            presets.network_fraction_of_cluster, defaults.default_network_fraction_of_cluster
         ) as network_fraction_of_cluster,
-        coalesce(presets.electricity_usd_per_kwh, cost_assumption('electricity_usd_per_kwh'))
+        coalesce(presets.electricity_usd_per_kwh, defaults.default_electricity_usd_per_kwh)
             as electricity_usd_per_kwh,
-        coalesce(presets.pue, cost_assumption('pue')) as pue,
+        coalesce(presets.pue, defaults.default_pue) as pue,
         coalesce(presets.staff_share_of_total, 0) as staff_share_of_total,
         coalesce(presets.experiment_multiplier, 1) as experiment_multiplier,
         presets.operating_period_days,
         presets.source_url,
         presets.note
     from presets
+    cross join cost_defaults as defaults
 
 )
 

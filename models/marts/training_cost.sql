@@ -2,7 +2,8 @@
 -- FLOPs, GPU-hours, wall-clock days, cost, energy, peak power and USD per million tokens,
 -- from the macro training_cost_estimate (the same one `gpucost estimate` calls). A scenario
 -- that pins an accelerator is evaluated on it only; otherwise on every accelerator with a
--- price. Rows without a price are left out.
+-- price. Rows without a price are left out, except for a pinned accelerator (one row with a
+-- null price basis: FLOPs, hours and energy still answer the question).
 
 with
 
@@ -17,6 +18,7 @@ estimates as (
     select
         scenarios.scenario_id,
         scenarios.question,
+        scenarios.accelerator as scenario_accelerator,
         estimate.*
     from scenarios,
         lateral training_cost_estimate(
@@ -43,6 +45,6 @@ estimates as (
 )
 
 select * from estimates
-where estimates.price_per_gpu_hour is not null
+where (estimates.price_per_gpu_hour is not null or estimates.scenario_accelerator is not null)
     and estimates.peak_dense_tflops is not null
 order by estimates.scenario_id, estimates.accelerator_id, estimates.price_basis

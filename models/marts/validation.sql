@@ -47,14 +47,17 @@ resolved as (
         default_training_mfu(
             accelerator_inputs.mfu_default,
             runs.precision,
-            runs.params_total > runs.params_active
+            runs.params_total > runs.params_active,
+            defaults.default_mfu_fp8,
+            defaults.default_moe_mfu_multiplier
         ) as default_mfu,
         (case when runs.precision = 'fp8' then 'mfu_fp8'
             else accelerator_inputs.mfu_assumption_key end)
         || (case when runs.params_total > runs.params_active
             then ' x moe_mfu_multiplier' else '' end) as default_mfu_source,
-        cost_assumption('goodput') as goodput
+        coalesce(defaults.default_goodput, 1.0) as goodput
     from runs
+    cross join cost_defaults as defaults
     left join aliases
         on aliases.alias_key = runs.accelerator_key
     left join accelerator_inputs
@@ -83,7 +86,7 @@ final as (
         predicted.accelerator_id,
         predicted.precision,
         predicted.params_active,
-        predicted.params_total,
+        coalesce(predicted.params_total, predicted.params_active) as params_total,
         predicted.tokens,
         predicted.n_gpus,
         predicted.flops,
