@@ -254,9 +254,13 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     if accelerator:
         values["accelerator"] = accelerator["accelerator_id"]
     sql, params = _call("training_cost_estimate", values)
-    rows = _rows(con, f"{sql} where price_per_gpu_hour is not null or $one "
+    rows = _rows(con, f"{sql} where (price_per_gpu_hour is not null or $one) "
+                      "and peak_dense_tflops is not null "
                       "order by accelerator_id, cost_usd nulls last",
                  {**params, "one": accelerator is not None})
+    if not rows and accelerator:
+        raise EstimateError(f"{accelerator['accelerator_id']} has no dense "
+                            f"{args.precision or 'bf16'} peak in the catalog")
     if not rows:
         raise EstimateError("no accelerator with a price to estimate on")
     power_keys = {r["accelerator_id"]: (r["server_to_chip_power_key"], r["avg_power_fraction_key"])
@@ -304,6 +308,9 @@ def inference_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
                       "and peak_dense_tflops is not null "
                       "order by accelerator_id, usd_per_million_output_tokens nulls last",
                  {**params, "one": accelerator is not None})
+    if not rows and accelerator:
+        raise EstimateError(f"{accelerator['accelerator_id']} lacks a dense peak or memory "
+                            "figures in the catalog")
     if not rows:
         raise EstimateError("no accelerator with a price and memory figures to estimate on")
     result: dict[str, Any] = {"mode": "inference", "inputs": params, "rows": rows}

@@ -454,3 +454,39 @@ def test_no_macro_depends_on_a_temp_model():
     for model in macros:
         assert all(models[d].layer in runner.PERSISTED_LAYERS for d in model.depends_on), \
             model.name
+
+
+def test_cost_checks_catch_unsourced_unresolved_and_unexplained_rows(tmp_path):
+    from tests.test_models import copy_catalog
+
+    catalog = copy_catalog(tmp_path / "catalog")
+    with (catalog / "training_scenarios.csv").open("a", encoding="utf-8") as fh:
+        fh.write("ghost,a GPU nobody sells,Nonexistent GPU 9000,7e9,,2e12,,bf16,,,,,,,,8,,,,,"
+                 "https://example.test/q,\n")
+    with (catalog / "training_runs.csv").open("a", encoding="utf-8") as fh:
+        # 8.4e22 FLOPs at 45% of 312 TFLOP/s = 166,200 h, reported 100,000: 66% off, no note
+        fh.write("off-run,Off,a2-ultragpu-1g,7e9,,2e12,100000,basis,,bf16,0.45,mfu basis,none,"
+                 ",,\n")
+    con, _ = build(tmp_path, catalog, with_rows=False)
+    try:
+        failures = runner.run_checks(con)
+    finally:
+        con.close()
+    assert set(failures) == {"cost_inputs_resolve", "validation_explained",
+                             "cost_catalog_sourced"}
+    assert failures["cost_inputs_resolve"][0][:3] == ("training_scenarios", "ghost",
+                                                      "Nonexistent GPU 9000")
+    assert failures["validation_explained"][0][0] == "off-run"
+    assert {r[2] for r in failures["cost_catalog_sourced"]} == {"source_url", "mfu_source_url"}
+
+
+def test_cost_catalog_rows_cite_sources():
+    import csv
+
+    for name in ("training_scenarios", "training_runs", "cost_presets", "inference_scenarios"):
+        with (CATALOG_DIR / f"{name}.csv").open(newline="", encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                for column in ("source_url", "mfu_source_url", "claim_source_url"):
+                    url = row.get(column) or ""
+                    assert not url or url.startswith(("https://", "../shared/")), (name, row)
+                assert row["source_url"], (name, row)

@@ -139,6 +139,8 @@ def test_usage_errors(warehouse, capsys):
     assert code == EXIT_USAGE and "give --params" in err
     code, _, err = run(capsys, "-a", "H100 SXM", "--days", "10")
     assert code == EXIT_USAGE and "--days needs --gpus" in err
+    code, _, err = run(capsys, "--params", "7e9", "-a", "A100 80GB", "--precision", "fp8")
+    assert code == EXIT_USAGE and "no dense fp8 peak" in err
     code, _, err = run(capsys, "--params", "7e9", "-a", "H100 SXM", "--breakdown", "nope")
     assert code == EXIT_USAGE and "unknown preset" in err
     with pytest.raises(SystemExit) as exc:
