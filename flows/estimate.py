@@ -67,7 +67,8 @@ _INFERENCE_ARGS = {
     "price": "price_per_gpu_hour",
 }
 _RATIO_ARGS = ("params", "params_total", "precision", "kv_precision", "n_layers", "n_kv_heads",
-               "head_dim", "context_tokens", "batch_size")
+               "head_dim", "kv_bytes_per_token", "context_tokens", "batch_size",
+               "bandwidth_utilisation", "compute_utilisation")
 
 # assumptions behind the owned basis (ownership_estimate) and the price bases
 _OWNED_KEYS = ("server_cost_overhead", "network_fraction_of_cluster",
@@ -248,6 +249,9 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
                             " --flops, or --gpus with --days")
     if args.days is not None and args.gpus is None:
         raise EstimateError("--days needs --gpus (the cluster the time is spent on)")
+    if args.precision not in (None, "bf16", "fp16", "fp8"):
+        raise EstimateError("training precision must be bf16, fp16 or fp8 (fp4 and int8 are"
+                            " inference weight formats)")
     accelerator = resolve_accelerator(con, args.accelerator) if args.accelerator else None
     values = {_TRAINING_ARGS[k]: getattr(args, k) for k in _TRAINING_ARGS}
     values["n_gpus"] = values["n_gpus"] or DEFAULT_GPUS

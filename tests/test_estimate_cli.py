@@ -124,6 +124,15 @@ def test_inference_with_compare_and_claim(warehouse, capsys):
     assert ratio["cost_ratio"] == pytest.approx(
         ratio["baseline_usd_per_million_output_tokens"] / ratio["usd_per_million_output_tokens"])
     assert ratio["cost_ratio"] < 15  # specs and live prices support far less than the claim
+    # --compare uses the same utilisations as the estimate it sits beside
+    code, out, _ = run(capsys, "--inference", "--params", "7e9", "-a", "H100 SXM",
+                       "--compare", "B200", "--bandwidth-utilisation", "0.3", "--format", "json")
+    data = json.loads(out)
+    row = next(r for r in data["rows"] if r["price_basis"] == "on_demand_min")
+    ratio = next(c for c in data["compare"] if c["price_basis"] == "on_demand_min")
+    assert row["bandwidth_utilisation"] == 0.3
+    assert ratio["baseline_usd_per_million_output_tokens"] == \
+        pytest.approx(row["usd_per_million_output_tokens"])
     code, out, _ = run(capsys, "--inference", "--params", "7e9", "-a", "A100 80GB",
                        "--layers", "32", "--kv-heads", "32", "--head-dim", "128")
     assert code == EXIT_OK

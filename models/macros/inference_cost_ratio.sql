@@ -1,7 +1,8 @@
 -- returns one row per price basis both platforms have: how many times cheaper per million
--- output tokens `accelerator` is than `baseline_accelerator` for the same model, precision
--- and batch (inference_cost_estimate on each), with the throughput and price ratios behind
--- it. cost_ratio = baseline USD per million output tokens / platform USD per million.
+-- output tokens `accelerator` is than `baseline_accelerator` for the same model, precision,
+-- batch and utilisations (inference_cost_estimate on each, each on the fewest GPUs that hold
+-- the model), with the throughput and price ratios behind it.
+-- cost_ratio = baseline USD per million output tokens / platform USD per million.
 
 create or replace macro inference_cost_ratio(
     accelerator,
@@ -13,8 +14,11 @@ create or replace macro inference_cost_ratio(
     n_layers := null,
     n_kv_heads := null,
     head_dim := null,
+    kv_bytes_per_token := null,
     context_tokens := 0,
-    batch_size := 1
+    batch_size := 1,
+    bandwidth_utilisation := null,
+    compute_utilisation := null
 ) as table
 with
 
@@ -30,8 +34,11 @@ args as (
         cast(n_layers as double) as arg_n_layers,
         cast(n_kv_heads as double) as arg_n_kv_heads,
         cast(head_dim as double) as arg_head_dim,
+        cast(kv_bytes_per_token as double) as arg_kv_bytes_per_token,
         cast(context_tokens as double) as arg_context_tokens,
-        cast(batch_size as double) as arg_batch_size
+        cast(batch_size as double) as arg_batch_size,
+        cast(bandwidth_utilisation as double) as arg_bandwidth_utilisation,
+        cast(compute_utilisation as double) as arg_compute_utilisation
 
 ),
 
@@ -48,8 +55,11 @@ platform as (
             n_layers := args.arg_n_layers,
             n_kv_heads := args.arg_n_kv_heads,
             head_dim := args.arg_head_dim,
+            kv_bytes_per_token := args.arg_kv_bytes_per_token,
             context_tokens := args.arg_context_tokens,
-            batch_size := args.arg_batch_size
+            batch_size := args.arg_batch_size,
+            bandwidth_utilisation := args.arg_bandwidth_utilisation,
+            compute_utilisation := args.arg_compute_utilisation
         ) as estimate
 
 ),
@@ -67,8 +77,11 @@ baseline as (
             n_layers := args.arg_n_layers,
             n_kv_heads := args.arg_n_kv_heads,
             head_dim := args.arg_head_dim,
+            kv_bytes_per_token := args.arg_kv_bytes_per_token,
             context_tokens := args.arg_context_tokens,
-            batch_size := args.arg_batch_size
+            batch_size := args.arg_batch_size,
+            bandwidth_utilisation := args.arg_bandwidth_utilisation,
+            compute_utilisation := args.arg_compute_utilisation
         ) as estimate
 
 )
