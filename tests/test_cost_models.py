@@ -375,12 +375,14 @@ def test_validation_page_matches_the_mart(con):
 
 
 def _grid(con, varying: str, values: list[float], fixed: str) -> dict[str, list[float]]:
-    """cost_usd per price basis along `varying` (other arguments `fixed`)."""
+    """cost_usd per price basis along `varying` (other arguments `fixed`), in one query."""
+    grid = ", ".join(f"({i}, {v!r})" for i, v in enumerate(values))
     out: dict[str, list[float]] = {}
-    for v in values:
-        for r in rows(con, f"select price_basis, cost_usd from training_cost_estimate("
-                           f"{fixed}, {varying} := {v!r}) where price_basis is not null"):
-            out.setdefault(r["price_basis"], []).append(r["cost_usd"])
+    for r in rows(con, f"select grid.i, e.price_basis, e.cost_usd from (values {grid}) "
+                       f"as grid (i, v), lateral training_cost_estimate({fixed}, "
+                       f"{varying} := grid.v) as e where e.price_basis is not null "
+                       "order by e.price_basis, grid.i"):
+        out.setdefault(r["price_basis"], []).append(r["cost_usd"])
     return out
 
 
