@@ -185,11 +185,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_sql)
 
     from flows import dictionary, report, serve, source_status
+    from flows.estimate import add_estimate_parser
 
     source_status.add_parser(sub)
     report.add_parser(sub)
     serve.add_parser(sub)
     dictionary.add_parser(sub)
+    add_estimate_parser(sub)
     for command in sub.choices.values():  # every --help states the exit codes
         command.epilog = EXIT_CODES
         command.formatter_class = argparse.RawDescriptionHelpFormatter

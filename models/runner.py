@@ -3,6 +3,11 @@
 - `staging/`: built as TEMP views, `intermediate/` as TEMP tables (computed once however
   many marts read them); both read the attached raw layer, so they live only in the build
   connection. `marts/`: built as tables, the public interface.
+- `macros/`: one DuckDB macro per file (`create or replace macro <file name>(...) as ...`),
+  executed as written. Macros are kept in the published file, so `gpucost estimate` and
+  `gpucost sql` can call them read-only; a formula lives in one macro that marts and the CLI
+  both call. A macro may use marts and other macros only (never a TEMP staging/intermediate
+  relation, which the published file does not have).
 - The file name is the relation name. A model depends on every other model whose name appears
   as an identifier in its SQL (comments and string literals stripped). Ties in the topological
   order are broken by name, so runs are deterministic.
@@ -22,11 +27,13 @@ from pathlib import Path
 import duckdb
 
 MODELS_DIR = Path(__file__).resolve().parent
-LAYERS = ("staging", "intermediate", "marts")
+LAYERS = ("staging", "intermediate", "macros", "marts")
+PERSISTED_LAYERS = ("macros", "marts")
 _COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
 _STRING = re.compile(r"'(?:[^']|'')*'")
 # an identifier not preceded by "." (so `curated.accelerators` is not the model `accelerators`)
 _IDENT = re.compile(r"(?<![.\w])[a-z_][a-z0-9_]*")
+_MACRO_HEAD = re.compile(r"^\s*create\s+(?:or\s+replace\s+)?macro\s+([a-z_][a-z0-9_]*)\s*\(")
 
 
 class ModelError(Exception):
@@ -57,7 +64,9 @@ class Model:
 
     @property
     def materialized(self) -> str:
-        return {"staging": "temp view", "intermediate": "temp table"}.get(self.layer, "table")
+        return {"staging": "temp view", "intermediate": "temp table", "macros": "macro"}.get(
+            self.layer, "table"
+        )
 
 
 def _identifiers(sql: str) -> set[str]:
@@ -78,6 +87,20 @@ def discover(models_dir: Path = MODELS_DIR) -> dict[str, Model]:
     for name, (layer, path, sql) in found.items():
         deps = frozenset((_identifiers(sql) & found.keys()) - {name})
         models[name] = Model(name, layer, path, sql, deps)
+    for model in models.values():
+        if model.layer != "macros":
+            continue
+        head = _MACRO_HEAD.match(_COMMENT.sub(" ", model.sql).lower())
+        if not head or head.group(1) != model.name:
+            raise ModelError(
+                f"{model.path}: a macro file must hold `create or replace macro {model.name}(...)`"
+            )
+        temp = sorted(d for d in model.depends_on if models[d].layer not in PERSISTED_LAYERS)
+        if temp:
+            raise ModelError(
+                f"macro {model.name} uses {', '.join(temp)}: a macro is published and may use"
+                " marts and macros only"
+            )
     return models
 
 
@@ -118,7 +141,10 @@ def build(
         if model.layer not in layers:
             continue
         start = time.perf_counter()
-        stmt = f"create or replace {model.materialized} {model.name} as\n{_body(model.sql)}"
+        if model.layer == "macros":
+            stmt = _body(model.sql)
+        else:
+            stmt = f"create or replace {model.materialized} {model.name} as\n{_body(model.sql)}"
         try:
             con.execute(stmt)
         except duckdb.Error as exc:

@@ -14,7 +14,17 @@ import duckdb
 from catalog import CATALOG_DIR
 
 CURATED_TABLES = (
-    "accelerators", "aliases", "reference_prices", "assumptions", "export_control_thresholds",
+    "accelerators",
+    "aliases",
+    "reference_prices",
+    "assumptions",
+    # export-control thresholds (issue 4)
+    "export_control_thresholds",
+    # cost models (issue 5): scenarios, published runs, presets
+    "training_scenarios",
+    "training_runs",
+    "cost_presets",
+    "inference_scenarios",
 )
 
 

@@ -1,0 +1,609 @@
+"""`gpucost estimate`: the training / inference cost calculator on the published warehouse.
+
+The arithmetic is not here: this module calls the DuckDB table macros the marts are built
+with (`training_cost_estimate`, `cost_breakdown_estimate`, `inference_cost_estimate`,
+`inference_cost_ratio`, all in models/macros/) on a read-only connection with file access
+disabled, and formats what they return. A formula therefore lives in one place, and
+`gpucost estimate` always agrees with the `training_cost` / `inference_cost` marts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from datetime import date, datetime
+from typing import Any
+
+DEFAULT_GPUS = 1024  # stated in the output; only wall-clock days and peak power depend on it
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+# CLI option -> training_cost_estimate argument
+_TRAINING_ARGS = {
+    "params": "params",
+    "tokens": "tokens",
+    "params_total": "params_total",
+    "tokens_per_param": "tokens_per_param",
+    "precision": "precision",
+    "mfu": "mfu",
+    "goodput": "goodput",
+    "gpus": "n_gpus",
+    "days": "days",
+    "layers": "n_layers",
+    "d_model": "d_model",
+    "seq_len": "seq_len",
+    "causal": "attention_causal",
+    "images": "images",
+    "tokens_per_image": "tokens_per_image",
+    "vision_params": "vision_params",
+    "vision_frozen": "vision_frozen",
+    "lm_frozen": "lm_frozen",
+    "teacher_params": "teacher_params",
+    "recompute": "recompute",
+    "flops": "flops",
+    "price": "price_per_gpu_hour",
+    "pue": "pue",
+    "electricity": "electricity_usd_per_kwh",
+}
+
+# CLI option -> inference_cost_estimate argument
+_INFERENCE_ARGS = {
+    "params": "params",
+    "params_total": "params_total",
+    "precision": "precision",
+    "kv_precision": "kv_precision",
+    "layers": "n_layers",
+    "kv_heads": "n_kv_heads",
+    "head_dim": "head_dim",
+    "kv_bytes_per_token": "kv_bytes_per_token",
+    "context": "context_tokens",
+    "batch": "batch_size",
+    "gpus": "n_gpus",
+    "bandwidth_utilisation": "bandwidth_utilisation",
+    "compute_utilisation": "compute_utilisation",
+    "price": "price_per_gpu_hour",
+}
+_RATIO_ARGS = ("params", "params_total", "precision", "kv_precision", "n_layers", "n_kv_heads",
+               "head_dim", "kv_bytes_per_token", "context_tokens", "batch_size",
+               "bandwidth_utilisation", "compute_utilisation")
+
+# assumptions behind the owned basis (ownership_estimate) and the price bases
+_OWNED_KEYS = ("server_cost_overhead", "network_fraction_of_cluster",
+               "depreciation_ooms_per_year", "hours_per_year")
+
+
+class EstimateError(Exception):
+    """Bad input for an estimate (unknown accelerator, impossible figure): a usage error."""
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number: {text!r}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = _positive(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be a fraction in (0, 1]: {text!r}")
+    return value
+
+
+def add_estimate_parser(sub: Any) -> None:
+    """Register `gpucost estimate` on the CLI's subparsers."""
+    e = sub.add_parser(
+        "estimate",
+        help="training (or --inference) cost of a model on the published warehouse",
+        description=(
+            "Training cost: FLOPs (6 x active params x tokens, plus optional attention, vision,"
+            " distillation and recompute terms), GPU-hours at MFU of the dense peak and"
+            " goodput, wall-clock days, cost per price basis with its provider, energy, peak"
+            " power and USD per million tokens. --inference: roofline decode/prefill cost per"
+            " million tokens. Unset figures take the catalog defaults, which are printed."
+        ),
+    )
+    e.add_argument("--accelerator", "-a",
+                   help='id or any spelling in accelerator_aliases ("H100 SXM", "TPU v5p");'
+                        " omitted: every accelerator with a price")
+    e.add_argument("--params", type=_positive, help="active parameters (e.g. 7e9)")
+    e.add_argument("--params-total", type=_positive,
+                   help="total parameters of a mixture of experts (default: --params)")
+    e.add_argument("--precision", default=None,
+                   choices=("bf16", "fp16", "fp8", "fp4", "int8"),
+                   help="training: bf16 (default) or fp8 peak and MFU; inference: weights")
+    e.add_argument("--gpus", type=_positive,
+                   help=f"GPUs in the cluster / replica (training default {DEFAULT_GPUS})")
+    e.add_argument("--price", type=_positive,
+                   help="a price per GPU-hour (USD) to add as the 'given' basis")
+    e.add_argument("--format", choices=("table", "json"), default="table")
+
+    t = e.add_argument_group("training")
+    t.add_argument("--tokens", type=_positive,
+                   help="training tokens (default: tokens-per-param x params, Chinchilla)")
+    t.add_argument("--tokens-per-param", type=_positive)
+    t.add_argument("--mfu", type=_fraction, help="in-run MFU (default: per accelerator)")
+    t.add_argument("--goodput", type=_fraction, help="wall-clock efficiency (default 0.9)")
+    t.add_argument("--days", type=_positive,
+                   help="cluster time: FLOPs = gpus x days at MFU and goodput")
+    t.add_argument("--flops", type=_positive, help="training FLOPs, overriding 6ND")
+    t.add_argument("--layers", type=_positive, help="layers (attention term; inference KV)")
+    t.add_argument("--d-model", type=_positive, help="model width (attention term)")
+    t.add_argument("--seq-len", type=_positive, help="sequence length (attention term)")
+    t.add_argument("--causal", action="store_true", default=None,
+                   help="count causal attention (half the full-attention FLOPs)")
+    t.add_argument("--images", type=_positive, help="training images (vision-language)")
+    t.add_argument("--tokens-per-image", type=_positive, help="visual tokens per image")
+    t.add_argument("--vision-params", type=_positive, help="vision tower parameters")
+    t.add_argument("--vision-frozen", action="store_true", default=None,
+                   help="vision tower frozen (forward only: 2N per visual token)")
+    t.add_argument("--lm-frozen", action="store_true", default=None,
+                   help="language model frozen, gradients pass through (4N per token)")
+    t.add_argument("--teacher-params", type=_positive, help="distillation teacher parameters")
+    t.add_argument("--recompute", choices=("none", "full"), default=None,
+                   help="full activation recomputation: hardware FLOPs 8ND, MFU read as HFU")
+    t.add_argument("--pue", type=_positive, help="power usage effectiveness (default 1.25)")
+    t.add_argument("--electricity", type=_positive, help="USD per kWh (default 0.08)")
+    t.add_argument("--breakdown", action="append", metavar="PRESET",
+                   help="full-bill breakdown under a cost preset (epoch_central, "
+                        "epoch_final_run, seed_2023; 'all'); repeatable")
+
+    i = e.add_argument_group("inference (--inference)")
+    i.add_argument("--inference", action="store_true",
+                   help="serving cost per million tokens instead of training cost")
+    i.add_argument("--batch", type=_positive, help="concurrent sequences (default 1)")
+    i.add_argument("--context", type=_positive, help="context tokens held in the KV cache")
+    i.add_argument("--kv-heads", type=_positive, help="KV heads (GQA)")
+    i.add_argument("--head-dim", type=_positive, help="head dimension")
+    i.add_argument("--kv-bytes-per-token", type=_positive,
+                   help="KV-cache bytes per token, instead of layers x KV heads x head dim")
+    i.add_argument("--kv-precision", choices=("bf16", "fp16", "fp8", "int8", "fp4"))
+    i.add_argument("--bandwidth-utilisation", type=_fraction,
+                   help="achieved / peak memory bandwidth in decode (default 0.6)")
+    i.add_argument("--compute-utilisation", type=_fraction,
+                   help="achieved / peak FLOP/s (default: the accelerator's MFU default)")
+    i.add_argument("--compare", metavar="ACCELERATOR",
+                   help="a second platform: how many times cheaper per million output tokens"
+                        " it is than --accelerator")
+    i.add_argument("--claim", type=_positive,
+                   help="a vendor's claimed ratio, set beside the supported one (--compare)")
+    e.set_defaults(func=cmd_estimate)
+
+
+# ------------------------------------------------------------------ queries
+
+
+def _call(macro: str, values: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """`select * from macro(name := $name, ...)` with only the arguments given."""
+    given = {k: v for k, v in values.items() if v is not None}
+    inner = ", ".join(f"{name} := ${name}" for name in given)
+    return f"select * from {macro}({inner})", given
+
+
+def _rows(con: Any, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    cur = con.execute(sql, params or {})
+    cols = [d[0] for d in cur.description or []]
+    return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def resolve_accelerator(con: Any, name: str) -> dict[str, Any]:
+    """The accelerator a spelling names, or EstimateError with close spellings."""
+    found = _rows(con, "select aliases.accelerator_id, inputs.name from accelerator_aliases "
+                       "as aliases join accelerator_cost_inputs as inputs using (accelerator_id)"
+                       " where aliases.alias_key = $key", {"key": _key(name)})
+    if found:
+        return found[0]
+    near = _rows(con, "select distinct accelerator_id from accelerator_aliases "
+                      "where alias_key like '%' || $key || '%' order by 1 limit 8",
+                 {"key": _key(name)})
+    hint = f"; did you mean one of: {', '.join(r['accelerator_id'] for r in near)}" if near else ""
+    raise EstimateError(f"unknown or ambiguous accelerator {name!r}{hint}")
+
+
+def _assumptions(con: Any, keys: list[str]) -> list[dict[str, Any]]:
+    wanted = list(dict.fromkeys(k for k in keys if k))
+    if not wanted:
+        return []
+    rows = _rows(con, "select assumption_key, value, unit, description, source_url "
+                      "from cost_assumptions where list_contains($keys, assumption_key)",
+                 {"keys": wanted})
+    order = {k: i for i, k in enumerate(wanted)}
+    return sorted(rows, key=lambda r: order[r["assumption_key"]])
+
+
+def _training_keys(args: argparse.Namespace, rows: list[dict[str, Any]],
+                   power_keys: dict[str, tuple[str, str]]) -> list[str]:
+    keys: list[str] = []
+    for r in rows:
+        keys += [k.strip() for k in (r["mfu_source"] or "").split(" x ") if k.strip() != "given"]
+        keys += list(power_keys.get(r["accelerator_id"], ("", "")))
+        note = r.get("basis_note") or ""
+        keys += re.findall(r"\((cud_discount_[a-z0-9_]+)\)", note)
+        if r.get("price_basis") == "owned":
+            keys += [*_OWNED_KEYS, "electricity_usd_per_kwh", "pue"]
+    if args.goodput is None:
+        keys.append("goodput")
+    if args.tokens is None and args.flops is None and args.days is None:
+        keys.append("tokens_per_param")
+    if args.pue is None:
+        keys.append("pue")
+    if args.electricity is None:
+        keys.append("electricity_usd_per_kwh")
+    return keys
+
+
+def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """Run training_cost_estimate (and cost_breakdown_estimate) for the CLI arguments."""
+    if args.params is None and args.flops is None and args.days is None:
+        raise EstimateError("give --params (with --tokens, or Chinchilla tokens by default),"
+                            " --flops, or --gpus with --days")
+    if args.days is not None and args.gpus is None:
+        raise EstimateError("--days needs --gpus (the cluster the time is spent on)")
+    if args.precision not in (None, "bf16", "fp16", "fp8"):
+        raise EstimateError("training precision must be bf16, fp16 or fp8 (fp4 and int8 are"
+                            " inference weight formats)")
+    accelerator = resolve_accelerator(con, args.accelerator) if args.accelerator else None
+    values = {_TRAINING_ARGS[k]: getattr(args, k) for k in _TRAINING_ARGS}
+    values["n_gpus"] = values["n_gpus"] or DEFAULT_GPUS
+    if accelerator:
+        values["accelerator"] = accelerator["accelerator_id"]
+    sql, params = _call("training_cost_estimate", values)
+    rows = _rows(con, f"{sql} where (price_per_gpu_hour is not null or $one) "
+                      "and peak_dense_tflops is not null "
+                      "order by accelerator_id, cost_usd nulls last",
+                 {**params, "one": accelerator is not None})
+    if not rows and accelerator:
+        raise EstimateError(f"{accelerator['accelerator_id']} has no dense "
+                            f"{args.precision or 'bf16'} peak in the catalog")
+    if not rows:
+        raise EstimateError("no accelerator with a price to estimate on")
+    power_keys = {r["accelerator_id"]: (r["server_to_chip_power_key"], r["avg_power_fraction_key"])
+                  for r in _rows(con, "select accelerator_id, server_to_chip_power_key, "
+                                      "avg_power_fraction_key from accelerator_cost_inputs")}
+    result: dict[str, Any] = {
+        "mode": "training",
+        "inputs": {k: v for k, v in params.items()},
+        "gpus_defaulted": args.gpus is None,
+        "rows": rows,
+    }
+    if args.breakdown and accelerator:
+        presets = [r["preset_id"] for r in _rows(
+            con, "select preset_id from cost_breakdown_presets order by preset_id")]
+        wanted = presets if "all" in args.breakdown else args.breakdown
+        unknown = sorted(set(wanted) - set(presets))
+        if unknown:
+            raise EstimateError(f"unknown preset(s) {', '.join(unknown)}; known: "
+                                f"{', '.join(presets)}")
+        breakdown = []
+        for preset in wanted:
+            breakdown += _rows(con, "select * from cost_breakdown_estimate($hours, n_gpus := $gpus,"
+                                    " accelerator := $acc, preset := $preset) order by sort_order",
+                               {"hours": rows[0]["gpu_hours"], "gpus": rows[0]["n_gpus"],
+                                "acc": accelerator["accelerator_id"], "preset": preset})
+        result["breakdown"] = breakdown
+        result["presets"] = _rows(con, "select * from cost_breakdown_presets where "
+                                       "list_contains($p, preset_id)", {"p": list(wanted)})
+    elif args.breakdown:
+        raise EstimateError("--breakdown needs --accelerator")
+    result["assumptions"] = _assumptions(con, _training_keys(args, rows, power_keys))
+    return result
+
+
+def inference_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """Run inference_cost_estimate (and inference_cost_ratio with --compare)."""
+    if args.params is None:
+        raise EstimateError("--inference needs --params (active parameters)")
+    accelerator = resolve_accelerator(con, args.accelerator) if args.accelerator else None
+    values = {_INFERENCE_ARGS[k]: getattr(args, k) for k in _INFERENCE_ARGS}
+    if accelerator:
+        values["accelerator"] = accelerator["accelerator_id"]
+    sql, params = _call("inference_cost_estimate", values)
+    rows = _rows(con, f"{sql} where (price_per_gpu_hour is not null or $one) "
+                      "and peak_dense_tflops is not null "
+                      "order by accelerator_id, usd_per_million_output_tokens nulls last",
+                 {**params, "one": accelerator is not None})
+    if not rows and accelerator:
+        raise EstimateError(f"{accelerator['accelerator_id']} lacks a dense peak or memory "
+                            "figures in the catalog")
+    if not rows:
+        raise EstimateError("no accelerator with a price and memory figures to estimate on")
+    result: dict[str, Any] = {"mode": "inference", "inputs": params, "rows": rows}
+    if args.compare:
+        if not accelerator:
+            raise EstimateError("--compare needs --accelerator (the baseline)")
+        other = resolve_accelerator(con, args.compare)
+        ratio_values = {k: values.get(k) for k in _RATIO_ARGS}
+        given = {k: v for k, v in ratio_values.items() if v is not None}
+        inner = "".join(f", {k} := ${k}" for k in given)
+        result["compare"] = _rows(
+            con, f"select * from inference_cost_ratio($platform, $baseline{inner}) "
+                 "order by price_basis",
+            {**given, "platform": other["accelerator_id"],
+             "baseline": accelerator["accelerator_id"]})
+        result["compare_accelerator_id"] = other["accelerator_id"]
+        result["claim"] = args.claim
+    keys: list[str] = []
+    if args.bandwidth_utilisation is None:
+        keys.append("inference_bandwidth_utilisation")
+    if args.compute_utilisation is None:
+        ids = sorted({r["accelerator_id"] for r in rows})
+        keys += [r["mfu_assumption_key"] for r in _rows(
+            con, "select distinct mfu_assumption_key from accelerator_cost_inputs "
+                 "where list_contains($ids, accelerator_id) order by 1", {"ids": ids})]
+    result["assumptions"] = _assumptions(con, keys)
+    return result
+
+
+# ------------------------------------------------------------------ output
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (datetime, date)):
+        return v.isoformat()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _num(v: Any, digits: int = 3) -> str:
+    """Readable number: 65,509 / 2.99 / 0.0979 / 8.40e+22 (>= 1e13 or < 1e-3)."""
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return str(v)
+    v = float(v)
+    if not math.isfinite(v):
+        return "-"
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e13 or abs(v) < 1e-3:
+        return f"{v:.{digits - 1}e}"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.{digits}g}"
+
+
+def _count(v: Any) -> str:
+    """Parameters, tokens, FLOPs: 7e9, 1.56e12, 3.79e25."""
+    if v is None:
+        return "-"
+    text = f"{float(v):.3g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def _table(headers: list[str], rows: list[list[str]], out: Any) -> None:
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    print("  " + "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)), file=out)
+    for r in rows:
+        print("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)), file=out)
+
+
+def _print_assumptions(result: dict[str, Any], out: Any) -> None:
+    if not result.get("assumptions"):
+        return
+    print("\nassumptions (catalog/assumptions.csv):", file=out)
+    for a in result["assumptions"]:
+        print(f"  {a['assumption_key']} = {_num(a['value'], 4)} {a['unit']}: "
+              f"{a['description']} [{a['source_url']}]", file=out)
+
+
+_FLOPS_BASIS = {
+    "params_tokens": "6 x active params x tokens, plus the optional terms given",
+    "cluster_time": "GPUs x days x dense peak x MFU x goodput",
+    "flops": "given",
+}
+
+
+def _cheapest(rows: list[dict[str, Any]], column: str,
+              keep: Any = lambda r: True) -> dict[str, dict[str, Any]]:
+    """Per accelerator, the row with the lowest `column` among those `keep` accepts."""
+    best: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if not keep(r) or r[column] is None:
+            continue
+        cur = best.get(r["accelerator_id"])
+        if cur is None or r[column] < cur[column]:
+            best[r["accelerator_id"]] = r
+    return best
+
+
+def _print_training(result: dict[str, Any], out: Any) -> None:
+    rows = result["rows"]
+    first = rows[0]
+    single = len({r["accelerator_id"] for r in rows}) == 1
+    what = []
+    if first["flops_basis"] == "cluster_time":
+        what.append(f"{_num(first['n_gpus'])} GPUs x {_num(first['wall_clock_days'])} days")
+    if first["params_active"]:
+        params = f"{_count(first['params_active'])} active parameters"
+        if first["params_total"] and first["params_total"] != first["params_active"]:
+            params += f" ({_count(first['params_total'])} total)"
+        what.append(params)
+    if first["tokens"]:
+        implied = "" if first["flops_basis"] == "params_tokens" or "tokens" in result["inputs"] \
+            else " (implied by the FLOPs)"
+        what.append(f"{_count(first['tokens'])} tokens{implied}")
+    what.append(first["precision"])
+    gpus = f"{_num(first['n_gpus'])} GPUs" + (" (default; set --gpus)"
+                                              if result["gpus_defaulted"] else "")
+    if not single:
+        print(f"Training estimate: {', '.join(what)}; FLOPs {_count(first['flops'])}; "
+              f"wall-clock on {gpus}", file=out)
+        on_demand = _cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "on_demand_min")
+        rented = _cheapest(rows, "cost_usd", lambda r: r["price_basis"] not in (None, "owned"))
+        owned = _cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "owned")
+        order = sorted({r["accelerator_id"]: r for r in rows}.values(),
+                       key=lambda r: (rented.get(r["accelerator_id"], {}).get("cost_usd")
+                                      or math.inf))
+        table = []
+        for r in order:
+            acc = r["accelerator_id"]
+            od, cheap, own = on_demand.get(acc, {}), rented.get(acc, {}), owned.get(acc, {})
+            table.append([
+                acc, _num(r["peak_dense_tflops"]), _num(r["mfu"]), _num(r["gpu_hours"]),
+                _num(r["wall_clock_days"]),
+                f"{_num(od.get('cost_usd'))} ({od.get('provider') or '-'})" if od else "-",
+                f"{_num(cheap.get('cost_usd'))} ({cheap.get('price_basis')}, "
+                f"{cheap.get('provider') or '-'})" if cheap else "-",
+                _num(own.get("cost_usd")),
+                _num(cheap.get("usd_per_million_tokens")), _num(r["energy_mwh"]),
+            ])
+        _table(["accelerator", "peak TFLOP/s", "MFU", "GPU-hours", "days",
+                "on-demand USD (cheapest)", "cheapest rental USD (basis, provider)",
+                "owned USD", "USD/M tokens", "MWh"], table, out)
+        _print_assumptions(result, out)
+        return
+    print(f"Training estimate: {', '.join(what)}; on {first['accelerator_name']} "
+          f"({first['accelerator_id']})", file=out)
+    lines = [
+        ("FLOPs", f"{_count(first['flops'])} ({_FLOPS_BASIS[first['flops_basis']]})"),
+        (f"dense peak ({first['precision']})", f"{first['peak_dense_tflops']:g} TFLOP/s"),
+        ("MFU", f"{_num(first['mfu'])} ({first['mfu_source']})"),
+        ("goodput", _num(first["goodput"])),
+        ("compute GPU-hours", f"{_num(first['compute_gpu_hours'])} (at MFU, before goodput)"),
+        ("GPU-hours", f"{_num(first['gpu_hours'])} (paid for: compute GPU-hours / goodput)"),
+        ("wall-clock", f"{_num(first['wall_clock_days'])} days on {gpus}"),
+        ("energy", f"{_num(first['energy_mwh'])} MWh = GPU-hours x {_num(first['tdp_w'])} W x "
+                   f"{_num(first['server_to_chip_power'])} server/chip power x "
+                   f"{_num(first['avg_power_fraction'])} average load x PUE "
+                   f"{_num(first['pue'])}; {_num(first['energy_cost_usd'])} USD at "
+                   f"{_num(first['electricity_usd_per_kwh'])} USD/kWh"),
+        ("peak cluster power", f"{_num(first['peak_cluster_power_mw'])} MW "
+                               "(TDP x server/chip power x PUE, full load)"),
+    ]
+    width = max(len(k) for k, _ in lines)
+    for k, v in lines:
+        print(f"  {k.ljust(width)}  {v}", file=out)
+    priced = [r for r in rows if r["price_basis"]]
+    if priced:
+        print("\ncost per price basis:", file=out)
+        _table(["basis", "provider", "USD/GPU-h", "cost USD", "USD/M tokens", "note"],
+               [[r["price_basis"], r["provider"] or "-", _num(r["price_per_gpu_hour"]),
+                 _num(r["cost_usd"]), _num(r["usd_per_million_tokens"]), r["basis_note"] or ""]
+                for r in sorted(priced, key=lambda r: r["cost_usd"])], out)
+    else:
+        print("\nno price for this accelerator in the warehouse (give --price)", file=out)
+    if result.get("breakdown"):
+        print("\nfull-bill breakdown (cost_breakdown_estimate):", file=out)
+        _table(["preset", "component", "USD", "share"],
+               [[b["preset_id"], b["component"], _num(b["usd"]), f"{b['share_of_total']:.1%}"]
+                for b in result["breakdown"]], out)
+        for p in result["presets"]:
+            print(f"  {p['preset_id']}: {p['description']} [{p['source_url']}]", file=out)
+    _print_assumptions(result, out)
+
+
+def _print_inference(result: dict[str, Any], out: Any) -> None:
+    rows = result["rows"]
+    first = rows[0]
+    single = len({r["accelerator_id"] for r in rows}) == 1
+    model = f"{_count(first['params_active'])} active parameters"
+    if first["params_total"] != first["params_active"]:
+        model += f" ({_count(first['params_total'])} total)"
+    print(f"Inference estimate: {model}, {first['precision']} weights, batch "
+          f"{_num(first['batch_size'])}, {_num(first['context_tokens'])} context tokens", file=out)
+    if single:
+        print(f"  on {first['accelerator_name']} ({first['accelerator_id']})", file=out)
+        lines = [
+            ("replica", f"{_num(first['n_gpus'])} GPU(s): weights {_num(first['weights_gb'])} GB"
+                        f" + KV cache {_num(first['kv_cache_gb'])} GB in "
+                        f"{_num(first['memory_gb'])} GB each"
+                        + ("" if first["fits_in_memory"] else " (does NOT fit)")),
+            ("decode step", f"{_num(first['decode_step_ms'])} ms, {first['decode_bound']}-bound"
+                            f" (bandwidth {_num(first['memory_bw_tbps'])} TB/s x "
+                            f"{_num(first['bandwidth_utilisation'])}; peak "
+                            f"{_num(first['peak_dense_tflops'])} TFLOP/s x "
+                            f"{_num(first['compute_utilisation'])})"),
+            ("output tokens/s", f"{_num(first['output_tokens_per_second'])} per replica, "
+                                f"{_num(first['output_tokens_per_second_per_gpu'])} per GPU"),
+            ("prefill tokens/s", f"{_num(first['prefill_tokens_per_second'])} per replica"),
+        ]
+        width = max(len(k) for k, _ in lines)
+        for k, v in lines:
+            print(f"  {k.ljust(width)}  {v}", file=out)
+        priced = [r for r in rows if r["price_basis"]]
+        print("\ncost per price basis:", file=out)
+        _table(["basis", "provider", "USD/GPU-h", "USD/M output", "USD/M input"],
+               [[r["price_basis"], r["provider"] or "-", _num(r["price_per_gpu_hour"]),
+                 _num(r["usd_per_million_output_tokens"]), _num(r["usd_per_million_input_tokens"])]
+                for r in sorted(priced, key=lambda r: r["usd_per_million_output_tokens"])], out)
+    else:
+        column = "usd_per_million_output_tokens"
+        on_demand = _cheapest(rows, column, lambda r: r["price_basis"] == "on_demand_min")
+        rented = _cheapest(rows, column, lambda r: r["price_basis"] not in (None, "owned"))
+        owned = _cheapest(rows, column, lambda r: r["price_basis"] == "owned")
+        order = sorted({r["accelerator_id"]: r for r in rows}.values(),
+                       key=lambda r: rented.get(r["accelerator_id"], {}).get(column) or math.inf)
+        table = []
+        for r in order:
+            acc = r["accelerator_id"]
+            od, cheap, own = on_demand.get(acc, {}), rented.get(acc, {}), owned.get(acc, {})
+            table.append([
+                acc, _num(r["n_gpus"]), _num(r["output_tokens_per_second_per_gpu"]),
+                r["decode_bound"],
+                f"{_num(od.get(column))} ({od.get('provider') or '-'})" if od else "-",
+                f"{_num(cheap.get(column))} ({cheap.get('price_basis')}, "
+                f"{cheap.get('provider') or '-'})" if cheap else "-",
+                _num(own.get(column)),
+                _num(cheap.get("usd_per_million_input_tokens")),
+            ])
+        print("  USD per million output tokens:", file=out)
+        _table(["accelerator", "GPUs", "tok/s/GPU", "bound", "on-demand (cheapest)",
+                "cheapest rental (basis, provider)", "owned", "input, cheapest rental"],
+               table, out)
+    if "compare" in result:
+        print(f"\n{result['compare_accelerator_id']} vs {first['accelerator_id']}: times cheaper "
+              "per million output tokens (inference_cost_ratio)", file=out)
+        if not result["compare"]:
+            print("  no price basis both platforms have", file=out)
+        else:
+            _table(["basis", "throughput/GPU ratio", "price ratio", "cost ratio"]
+                   + (["claimed", "claim / supported"] if result["claim"] else []),
+                   [[c["price_basis"], _num(c["throughput_ratio_per_gpu"]),
+                     _num(c["price_ratio"]), _num(c["cost_ratio"])]
+                    + ([_num(result["claim"]), _num(result["claim"] / c["cost_ratio"])]
+                       if result["claim"] else [])
+                    for c in result["compare"]], out)
+    _print_assumptions(result, out)
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    from warehouse import data_dir
+    from warehouse.publish import NoWarehouseError, connect_readonly
+
+    try:
+        con = connect_readonly(data_dir())
+    except NoWarehouseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        if args.inference:
+            result = inference_estimate(con, args)
+        else:
+            result = training_estimate(con, args)
+    except EstimateError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        con.close()
+    if args.format == "json":
+        json.dump(result, sys.stdout, indent=1, default=_jsonable)
+        print()
+    elif args.inference:
+        _print_inference(result, sys.stdout)
+    else:
+        _print_training(result, sys.stdout)
+    return EXIT_OK

@@ -1,0 +1,40 @@
+-- guards: every figure typed into the cost catalog files has a source: each training
+-- scenario, inference scenario, published run and cost preset has a source_url, a reported
+-- MFU has its own source, and a claimed ratio has the claim's source.
+
+select 'training_scenarios' as catalog_file, scenarios.scenario_id as row_id,
+    'source_url' as missing
+from stg_curated__training_scenarios as scenarios
+where scenarios.source_url is null
+
+union all
+
+select 'inference_scenarios', inference.scenario_id, 'source_url'
+from stg_curated__inference_scenarios as inference
+where inference.source_url is null
+
+union all
+
+select 'inference_scenarios', inference.scenario_id, 'claim_source_url'
+from stg_curated__inference_scenarios as inference
+where inference.claimed_ratio is not null
+    and inference.claim_source_url is null
+
+union all
+
+select 'training_runs', runs.run_id, 'source_url'
+from stg_curated__training_runs as runs
+where runs.source_url is null
+
+union all
+
+select 'training_runs', runs.run_id, 'mfu_source_url'
+from stg_curated__training_runs as runs
+where runs.reported_mfu is not null
+    and runs.mfu_source_url is null
+
+union all
+
+select 'cost_presets', presets.preset_id, 'source_url'
+from stg_curated__cost_presets as presets
+where presets.source_url is null

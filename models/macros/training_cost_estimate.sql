@@ -1,0 +1,275 @@
+-- returns one row per accelerator x price basis: the training cost of one run.
+--
+-- FLOPs (first that applies): `flops` as given; cluster time, n_gpus x days x 24 h x goodput
+-- at mfu of the dense peak; else training_flops(params, tokens, ...), tokens defaulting to
+-- tokens_per_param (Chinchilla, 20) x params_total.
+-- compute_gpu_hours = gpu_hours_for_flops(FLOPs, peak, mfu); gpu_hours (what is paid for) =
+-- compute_gpu_hours / goodput; wall_clock_days = gpu_hours / n_gpus / 24.
+-- cost_usd = gpu_hours x price_per_gpu_hour for every basis in price_bases (cheapest and median
+-- on-demand, spot, community, committed, owned) plus 'given' when price_per_gpu_hour is passed.
+-- energy_mwh = training_energy_mwh(gpu_hours, ...), peak_cluster_power_mw at full load,
+-- usd_per_million_tokens = cost_usd / tokens x 1e6.
+-- accelerator: an id or any spelling in accelerator_aliases ("H100 SXM", "TPU v5p"); null =
+-- every accelerator. mfu null = default_training_mfu (generation default, FP8, MoE); other
+-- nulls take the catalog assumption (cost_defaults: goodput, pue, electricity, ...).
+
+create or replace macro training_cost_estimate(
+    params := null,
+    tokens := null,
+    accelerator := null,
+    params_total := null,
+    tokens_per_param := null,
+    precision := 'bf16',
+    mfu := null,
+    goodput := null,
+    n_gpus := null,
+    days := null,
+    n_layers := null,
+    d_model := null,
+    seq_len := null,
+    attention_causal := false,
+    images := 0,
+    tokens_per_image := 0,
+    vision_params := 0,
+    vision_frozen := false,
+    lm_frozen := false,
+    teacher_params := 0,
+    recompute := 'none',
+    flops := null,
+    price_per_gpu_hour := null,
+    pue := null,
+    electricity_usd_per_kwh := null,
+    server_to_chip_power := null
+) as table
+with
+
+args as (
+
+    select
+        cast(params as double) as arg_params_active,
+        cast(coalesce(params_total, params) as double) as arg_params_total,
+        cast(tokens as double) as arg_tokens,
+        cast(coalesce(tokens_per_param, defaults.default_tokens_per_param) as double)
+            as arg_tokens_per_param,
+        lower(coalesce(cast(precision as varchar), 'bf16')) as arg_precision,
+        cast(mfu as double) as arg_mfu,
+        cast(coalesce(goodput, defaults.default_goodput, 1.0) as double) as arg_goodput,
+        cast(n_gpus as double) as arg_n_gpus,
+        cast(days as double) as arg_days,
+        cast(n_layers as double) as arg_n_layers,
+        cast(d_model as double) as arg_d_model,
+        cast(seq_len as double) as arg_seq_len,
+        coalesce(cast(attention_causal as boolean), false) as arg_attention_causal,
+        coalesce(cast(images as double), 0) as arg_images,
+        coalesce(cast(tokens_per_image as double), 0) as arg_tokens_per_image,
+        coalesce(cast(vision_params as double), 0) as arg_vision_params,
+        coalesce(cast(vision_frozen as boolean), false) as arg_vision_frozen,
+        coalesce(cast(lm_frozen as boolean), false) as arg_lm_frozen,
+        coalesce(cast(teacher_params as double), 0) as arg_teacher_params,
+        lower(coalesce(cast(recompute as varchar), 'none')) as arg_recompute,
+        cast(flops as double) as arg_flops,
+        cast(price_per_gpu_hour as double) as arg_price,
+        cast(coalesce(pue, defaults.default_pue) as double) as arg_pue,
+        cast(
+            coalesce(electricity_usd_per_kwh, defaults.default_electricity_usd_per_kwh)
+            as double
+        ) as arg_usd_per_kwh,
+        cast(server_to_chip_power as double) as arg_power_ratio,
+        cast(accelerator as varchar) as arg_accelerator,
+        regexp_replace(lower(cast(accelerator as varchar)), '[^a-z0-9]', '', 'g')
+            as arg_accelerator_key,
+        defaults.default_mfu_fp8 as arg_default_mfu_fp8,
+        defaults.default_moe_mfu_multiplier as arg_default_moe_mfu_multiplier
+    from cost_defaults as defaults
+
+),
+
+chosen as (
+
+    select
+        args.*,
+        inputs.*
+    from args
+    cross join accelerator_cost_inputs as inputs
+    left join accelerator_aliases as aliases
+        on aliases.alias_key = args.arg_accelerator_key
+    where args.arg_accelerator is null
+        or inputs.accelerator_id = aliases.accelerator_id
+
+),
+
+sized as (
+
+    select
+        chosen.*,
+        precision_peak_tflops(
+            chosen.arg_precision,
+            chosen.peak_bf16_dense_tflops,
+            chosen.peak_fp16_dense_tflops,
+            chosen.peak_fp8_dense_tflops,
+            chosen.peak_fp4_dense_tflops,
+            chosen.peak_int8_dense_tflops
+        ) as run_peak_tflops,
+        coalesce(
+            chosen.arg_mfu,
+            default_training_mfu(
+                chosen.mfu_default,
+                chosen.arg_precision,
+                chosen.arg_params_total > chosen.arg_params_active,
+                chosen.arg_default_mfu_fp8,
+                chosen.arg_default_moe_mfu_multiplier
+            )
+        ) as run_mfu,
+        case
+            when chosen.arg_mfu is not null then 'given'
+            else
+                (case when chosen.arg_precision = 'fp8' then 'mfu_fp8'
+                    else chosen.mfu_assumption_key end)
+                || (case when chosen.arg_params_total > chosen.arg_params_active
+                    then ' x moe_mfu_multiplier' else '' end)
+        end as run_mfu_source,
+        coalesce(chosen.arg_power_ratio, chosen.server_to_chip_power) as run_power_ratio,
+        case
+            when chosen.arg_flops is not null then 'flops'
+            when chosen.arg_days is not null and chosen.arg_n_gpus is not null
+                then 'cluster_time'
+            else 'params_tokens'
+        end as flops_basis,
+        coalesce(
+            chosen.arg_tokens,
+            chosen.arg_tokens_per_param * chosen.arg_params_total
+        ) as tokens_for_flops
+    from chosen
+
+),
+
+flopped as (
+
+    select
+        sized.*,
+        case sized.flops_basis
+            when 'flops' then sized.arg_flops
+            when 'cluster_time' then sized.arg_n_gpus * sized.arg_days * 24 * sized.arg_goodput
+                * 3600.0 * sized.run_peak_tflops * 1e12 * sized.run_mfu
+            else training_flops(
+                sized.arg_params_active,
+                sized.tokens_for_flops,
+                n_layers := sized.arg_n_layers,
+                d_model := sized.arg_d_model,
+                seq_len := sized.arg_seq_len,
+                attention_causal := sized.arg_attention_causal,
+                images := sized.arg_images,
+                tokens_per_image := sized.arg_tokens_per_image,
+                vision_params := sized.arg_vision_params,
+                vision_frozen := sized.arg_vision_frozen,
+                lm_frozen := sized.arg_lm_frozen,
+                teacher_params := sized.arg_teacher_params,
+                recompute := sized.arg_recompute
+            )
+        end as run_flops
+    from sized
+
+),
+
+computed as (
+
+    select
+        flopped.*,
+        case flopped.flops_basis
+            when 'params_tokens' then flopped.tokens_for_flops
+            else coalesce(flopped.arg_tokens, flopped.run_flops / (6 * flopped.arg_params_active))
+        end as run_tokens,
+        case flopped.flops_basis
+            when 'cluster_time' then flopped.arg_n_gpus * flopped.arg_days * 24 * flopped.arg_goodput
+            else gpu_hours_for_flops(flopped.run_flops, flopped.run_peak_tflops, flopped.run_mfu)
+        end as run_compute_gpu_hours
+    from flopped
+
+),
+
+billed as (
+
+    select
+        computed.*,
+        computed.run_compute_gpu_hours / computed.arg_goodput as run_gpu_hours
+    from computed
+
+),
+
+bases as (
+
+    select
+        price_bases.accelerator_id as basis_accelerator_id,
+        price_bases.price_basis as basis_name,
+        price_bases.provider as basis_provider,
+        price_bases.price_per_gpu_hour as basis_price,
+        price_bases.observed_at as basis_observed_at,
+        price_bases.basis_note
+    from price_bases
+
+    union all by name
+
+    select
+        given_for.accelerator_id as basis_accelerator_id,
+        'given' as basis_name,
+        cast(null as varchar) as basis_provider,
+        args.arg_price as basis_price,
+        cast(null as timestamptz) as basis_observed_at,
+        'price per GPU-hour given by the caller' as basis_note
+    from args
+    cross join accelerator_cost_inputs as given_for
+    where args.arg_price is not null
+
+)
+
+select
+    ---------- the accelerator and the assumptions used
+    billed.accelerator_id,
+    billed.name as accelerator_name,
+    billed.arg_precision as precision,
+    billed.run_peak_tflops as peak_dense_tflops,
+    billed.run_mfu as mfu,
+    billed.run_mfu_source as mfu_source,
+    billed.arg_goodput as goodput,
+
+    ---------- the run
+    billed.arg_params_active as params_active,
+    billed.arg_params_total as params_total,
+    billed.run_tokens as tokens,
+    billed.flops_basis,
+    billed.run_flops as flops,
+    billed.run_compute_gpu_hours as compute_gpu_hours,
+    billed.run_gpu_hours as gpu_hours,
+    billed.arg_n_gpus as n_gpus,
+    billed.run_gpu_hours / billed.arg_n_gpus / 24 as wall_clock_days,
+
+    ---------- cost per price basis
+    bases.basis_name as price_basis,
+    bases.basis_provider as provider,
+    bases.basis_price as price_per_gpu_hour,
+    'USD' as currency,
+    bases.basis_observed_at as observed_at,
+    bases.basis_note,
+    billed.run_gpu_hours * bases.basis_price as cost_usd,
+    billed.run_gpu_hours * bases.basis_price / billed.run_tokens * 1e6 as usd_per_million_tokens,
+
+    ---------- energy and power
+    billed.tdp_w,
+    billed.run_power_ratio as server_to_chip_power,
+    billed.avg_power_fraction,
+    billed.arg_pue as pue,
+    billed.arg_usd_per_kwh as electricity_usd_per_kwh,
+    training_energy_mwh(
+        billed.run_gpu_hours, billed.tdp_w, billed.run_power_ratio, billed.avg_power_fraction,
+        billed.arg_pue
+    ) as energy_mwh,
+    training_energy_mwh(
+        billed.run_gpu_hours, billed.tdp_w, billed.run_power_ratio, billed.avg_power_fraction,
+        billed.arg_pue
+    ) * 1000 * billed.arg_usd_per_kwh as energy_cost_usd,
+    peak_cluster_power_mw(billed.arg_n_gpus, billed.tdp_w, billed.run_power_ratio, billed.arg_pue)
+        as peak_cluster_power_mw
+
+from billed
+left join bases
+    on bases.basis_accelerator_id = billed.accelerator_id

@@ -1,0 +1,92 @@
+-- one row per normalised accelerator spelling (alias_key: lowercase letters and digits only)
+-- that names exactly one accelerator whatever the provider: canonical ids, catalog names and
+-- provider-independent aliases. The cost macros resolve user input ("H100 SXM", "A100 80GB",
+-- "TPU v5p") through this table; a spelling that only some providers use (bare "H100") is
+-- not here, because it is ambiguous.
+
+with
+
+accelerator_specs as (
+
+    select * from stg_curated__accelerators
+
+),
+
+aliases as (
+
+    select * from stg_curated__aliases
+
+),
+
+spellings as (
+
+    select
+        regexp_replace(lower(accelerator_specs.accelerator_id), '[^a-z0-9]', '', 'g')
+            as alias_key,
+        accelerator_specs.accelerator_id as alias,
+        accelerator_specs.accelerator_id,
+        'accelerator_id' as matched_by,
+        1 as priority
+    from accelerator_specs
+
+    union all
+
+    select
+        regexp_replace(lower(accelerator_specs.name), '[^a-z0-9]', '', 'g') as alias_key,
+        accelerator_specs.name as alias,
+        accelerator_specs.accelerator_id,
+        'name' as matched_by,
+        2 as priority
+    from accelerator_specs
+    where accelerator_specs.name is not null
+
+    union all
+
+    -- stg_curated__aliases normalises alias_key the same way
+    select
+        aliases.alias_key,
+        aliases.alias,
+        aliases.accelerator_id,
+        'alias_' || aliases.alias_kind as matched_by,
+        case when aliases.alias_kind = 'gpu_name' then 3 else 4 end as priority
+    from aliases
+    where aliases.provider is null
+        and aliases.accelerator_id is not null
+
+),
+
+keyed as (
+
+    select * from spellings
+
+),
+
+-- a key that two accelerators claim (at its best priority) is ambiguous and left out
+unambiguous as (
+
+    select keyed.alias_key
+    from keyed
+    group by keyed.alias_key
+    having count(distinct keyed.accelerator_id) = 1
+
+),
+
+final as (
+
+    select
+        keyed.alias_key,
+        keyed.alias,
+        keyed.accelerator_id,
+        keyed.matched_by
+    from keyed
+    inner join unambiguous
+        on unambiguous.alias_key = keyed.alias_key
+    where keyed.alias_key <> ''
+    qualify row_number() over (
+        partition by keyed.alias_key order by keyed.priority, keyed.alias
+    ) = 1
+
+)
+
+select * from final
+order by final.alias_key

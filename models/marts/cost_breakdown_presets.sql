@@ -1,0 +1,40 @@
+-- one row per named cost-breakdown preset (catalog/cost_presets.csv) with every figure
+-- resolved: a figure the preset leaves empty takes the catalog assumption of the same meaning
+-- (server_cost_overhead, network_fraction_of_cluster, electricity_usd_per_kwh, pue,
+-- experiment_multiplier 1).
+
+with
+
+presets as (
+
+    select * from stg_curated__cost_presets
+
+),
+
+final as (
+
+    select
+        presets.preset_id,
+        presets.description,
+        presets.hardware_method,
+        coalesce(presets.server_cost_overhead, defaults.default_server_cost_overhead)
+            as server_cost_overhead,
+        presets.gpu_share_of_hardware,
+        coalesce(
+            presets.network_fraction_of_cluster, defaults.default_network_fraction_of_cluster
+        ) as network_fraction_of_cluster,
+        coalesce(presets.electricity_usd_per_kwh, defaults.default_electricity_usd_per_kwh)
+            as electricity_usd_per_kwh,
+        coalesce(presets.pue, defaults.default_pue) as pue,
+        coalesce(presets.staff_share_of_total, 0) as staff_share_of_total,
+        coalesce(presets.experiment_multiplier, 1) as experiment_multiplier,
+        presets.operating_period_days,
+        presets.source_url,
+        presets.note
+    from presets
+    cross join cost_defaults as defaults
+
+)
+
+select * from final
+order by final.preset_id

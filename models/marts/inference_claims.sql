@@ -1,0 +1,94 @@
+-- one row per inference scenario with a claimed cost ratio x price basis both platforms have
+-- (a claim with no priced pair keeps one row with null figures): the vendor's claimed "N x
+-- lower cost per million tokens" beside the ratio the roofline (specs) and live prices
+-- support. It pairs the scenario's rows of inference_cost for the platform and the baseline,
+-- exactly as the macro inference_cost_ratio (used by `gpucost estimate --compare`) pairs two
+-- inference_cost_estimate calls: supported_ratio = baseline USD per million output tokens /
+-- platform USD per million. claim_to_supported > 1: the claim exceeds what specs and prices
+-- support.
+
+with
+
+claims as (
+
+    select * from stg_curated__inference_scenarios
+    where claimed_ratio is not null
+
+),
+
+aliases as (
+
+    select * from accelerator_aliases
+
+),
+
+costs as (
+
+    select * from inference_cost
+
+),
+
+pairs as (
+
+    select
+        claims.scenario_id,
+        platform.price_basis,
+        platform.accelerator_id,
+        baseline.accelerator_id as baseline_accelerator_id,
+        platform.provider,
+        baseline.provider as baseline_provider,
+        platform.price_per_gpu_hour,
+        baseline.price_per_gpu_hour as baseline_price_per_gpu_hour,
+        platform.output_tokens_per_second_per_gpu
+            / baseline.output_tokens_per_second_per_gpu as throughput_ratio_per_gpu,
+        platform.price_per_gpu_hour / baseline.price_per_gpu_hour as price_ratio,
+        platform.usd_per_million_output_tokens,
+        baseline.usd_per_million_output_tokens as baseline_usd_per_million_output_tokens,
+        baseline.usd_per_million_output_tokens / platform.usd_per_million_output_tokens
+            as supported_ratio
+    from claims
+    inner join aliases as platform_alias
+        on platform_alias.alias_key = claims.accelerator_key
+    inner join aliases as baseline_alias
+        on baseline_alias.alias_key = claims.baseline_accelerator_key
+    inner join costs as platform
+        on platform.scenario_id = claims.scenario_id
+        and platform.accelerator_id = platform_alias.accelerator_id
+    inner join costs as baseline
+        on baseline.scenario_id = claims.scenario_id
+        and baseline.accelerator_id = baseline_alias.accelerator_id
+        and baseline.price_basis = platform.price_basis
+
+),
+
+final as (
+
+    select
+        claims.scenario_id,
+        claims.question,
+        claims.accelerator,
+        claims.baseline_accelerator,
+        claims.claimed_ratio,
+        claims.claim_source_url,
+        pairs.price_basis,
+        pairs.accelerator_id,
+        pairs.baseline_accelerator_id,
+        pairs.provider,
+        pairs.baseline_provider,
+        pairs.price_per_gpu_hour,
+        pairs.baseline_price_per_gpu_hour,
+        pairs.throughput_ratio_per_gpu,
+        pairs.price_ratio,
+        pairs.usd_per_million_output_tokens,
+        pairs.baseline_usd_per_million_output_tokens,
+        pairs.supported_ratio,
+        claims.claimed_ratio / pairs.supported_ratio as claim_to_supported,
+        claims.note
+    from claims
+    left join pairs
+        on pairs.scenario_id = claims.scenario_id
+
+)
+
+select * from final
+order by final.scenario_id, final.price_basis

@@ -1,0 +1,49 @@
+-- one row per inference-cost scenario (catalog/inference_scenarios.csv), typed: the model
+-- served, its precision and batch, and optionally a vendor's claimed cost ratio between a
+-- platform (accelerator) and a baseline (baseline_accelerator).
+
+with
+
+source as (
+
+    select * from curated.inference_scenarios
+
+),
+
+renamed as (
+
+    select
+        ---------- ids
+        nullif(trim(source.scenario_id), '') as scenario_id,
+        nullif(trim(source.question), '') as question,
+        nullif(trim(source.accelerator), '') as accelerator,
+        nullif(regexp_replace(lower(source.accelerator), '[^a-z0-9]', '', 'g'), '')
+            as accelerator_key,
+        nullif(trim(source.baseline_accelerator), '') as baseline_accelerator,
+        nullif(regexp_replace(lower(source.baseline_accelerator), '[^a-z0-9]', '', 'g'), '')
+            as baseline_accelerator_key,
+
+        ---------- the model served
+        cast(nullif(trim(source.params_active), '') as double) as params_active,
+        cast(nullif(trim(source.params_total), '') as double) as params_total,
+        coalesce(lower(nullif(trim(source.precision), '')), 'bf16') as precision,
+        coalesce(lower(nullif(trim(source.kv_precision), '')), 'bf16') as kv_precision,
+        cast(nullif(trim(source.n_layers), '') as double) as n_layers,
+        cast(nullif(trim(source.n_kv_heads), '') as double) as n_kv_heads,
+        cast(nullif(trim(source.head_dim), '') as double) as head_dim,
+        coalesce(cast(nullif(trim(source.context_tokens), '') as double), 0) as context_tokens,
+        coalesce(cast(nullif(trim(source.batch_size), '') as double), 1) as batch_size,
+
+        ---------- the claim, if any
+        cast(nullif(trim(source.claimed_ratio), '') as double) as claimed_ratio,
+        nullif(trim(source.claim_source_url), '') as claim_source_url,
+
+        ---------- provenance
+        nullif(trim(source.source_url), '') as source_url,
+        nullif(trim(source.note), '') as note
+
+    from source
+
+)
+
+select * from renamed
