@@ -30,6 +30,12 @@ _MODULES = {
     "azure": "catalog.sources.azure",
     "skypilot": "catalog.sources.skypilot",
     "lambda": "catalog.sources.lambda_cloud",
+    "aws": "catalog.sources.aws",
+    "runpod": "catalog.sources.runpod",
+    "vast": "catalog.sources.vast",
+    "gpuhunt": "catalog.sources.gpuhunt",
+    "oci": "catalog.sources.oci",
+    "crosscheck": "catalog.sources.crosscheck",
 }
 
 
