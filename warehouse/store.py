@@ -46,6 +46,7 @@ PRICE_COLUMNS = [
     "price_per_hour", "gpu_name_raw", "gpu_count", "gpu_memory_gb", "vcpus", "ram_gb",
     "observed_at", "offer_count", "price_p10_per_hour", "price_p90_per_hour",
 ]
+REJECT_COLUMNS = ["fetch_id", "source", "reason", "detail", "raw_row", "observed_at"]
 _OFFER_KEY = ("source", "provider", "sku", "region", "pricing_model", "os")
 
 # the daily rollup of a batch of observations (a relation with PRICE_COLUMNS), upserted
@@ -159,30 +160,30 @@ class RawStore:
     @staticmethod
     def _backfill_daily(con: duckdb.DuckDBPyConnection) -> None:
         """One-time migration: a raw layer written before price_daily existed gets its rollup."""
-        if con.execute("select count(*) from price_daily").fetchone()[0]:
+        if con.execute("select count(*) from price_daily").fetchall()[0][0]:
             return
-        if not con.execute("select count(*) from price_observations").fetchone()[0]:
+        if not con.execute("select count(*) from price_observations").fetchall()[0][0]:
             return
         con.execute(_DAILY_UPSERT.format(relation="price_observations"))
 
     @staticmethod
     def already_loaded(con: duckdb.DuckDBPyConnection, source: str, sha256: str) -> bool:
-        row = con.execute(
+        rows = con.execute(  # fetchall: a half-read result blocks register() in DuckDB 2
             "select 1 from fetches where source = ? and sha256 = ? "
             "and status in ('ok', 'replayed') limit 1",
             [source, sha256],
-        ).fetchone()
-        return row is not None
+        ).fetchall()
+        return bool(rows)
 
     @staticmethod
     def last_good_rows(con: duckdb.DuckDBPyConnection, source: str, stream: str) -> int | None:
-        row = con.execute(
+        rows = con.execute(
             "select rows_loaded from fetches where source = ? and stream = ? "
             "and status in ('ok', 'replayed') and rows_loaded > 0 "
             "order by observed_at desc, fetch_id desc limit 1",
             [source, stream],
-        ).fetchone()
-        return None if row is None else int(row[0])
+        ).fetchall()
+        return int(rows[0][0]) if rows else None
 
     @staticmethod
     def _insert_fetch(con: duckdb.DuckDBPyConnection, **cols: object) -> int:
@@ -192,7 +193,7 @@ class RawStore:
             con.execute(
                 f"insert into fetches ({names}) values ({marks}) returning fetch_id",
                 list(cols.values()),
-            ).fetchone()[0]
+            ).fetchall()[0][0]
         )
 
     def record_failure(
@@ -304,12 +305,15 @@ class RawStore:
                     [(fid, source, s.accelerator_name_raw, s.metric, s.value, s.unit,
                       observed_at) for s in result.specs],
                 )
-            if rejects:
-                con.executemany(
-                    "insert into rejects values (?, ?, ?, ?, ?, ?)",
+            if rejects:  # a frame, not executemany: thousands of rejects insert at once
+                con.register("_rejects", pd.DataFrame(
                     [(fid, source, r.reason, r.detail[:RAW_ROW_MAX_CHARS],
                       r.raw_row[:RAW_ROW_MAX_CHARS], observed_at) for r in rejects],
-                )
+                    columns=REJECT_COLUMNS,
+                ))
+                con.execute(f"insert into rejects ({', '.join(REJECT_COLUMNS)}) "
+                            f"select {', '.join(REJECT_COLUMNS)} from _rejects")
+                con.unregister("_rejects")
             con.execute("commit")
         except BaseException:
             con.execute("rollback")
@@ -370,15 +374,15 @@ class RawStore:
         The rows of the fetch that loaded these bytes are rolled into the day of the refetch.
         Payloads whose rows carry their own dates (a price history file) confirm nothing.
         """
-        row = con.execute(
+        rows = con.execute(
             "select fetch_id, observed_at from fetches where source = ? and sha256 = ? "
             "and status in ('ok', 'replayed') and rows_loaded > 0 "
             "order by fetch_id desc limit 1",
             [source, sha256],
-        ).fetchone()
-        if row is None:
+        ).fetchall()
+        if not rows:
             return
-        loaded_id, loaded_at = row
+        loaded_id, loaded_at = rows[0]
         relation = (
             f"(select * replace (cast({int(fetch_id)} as bigint) as fetch_id,"
             f" cast(? as timestamptz) as observed_at)"

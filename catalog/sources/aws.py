@@ -141,7 +141,9 @@ _INSTANCE_IN_LINE = re.compile(
     + r')\.[a-z0-9-]+"'
 )
 _HEADER_START = '"SKU",'
-_REGION_IN_NAME = re.compile(r"(?:^|[_/.-])(?P<region>(?:[a-z]{2}-)?[a-z]{2,}-[a-z]+-\d)(?:[_/.-]|$)")
+_REGION_IN_NAME = re.compile(
+    r"(?:^|[_/.-])(?P<region>(?:[a-z]{2}-)?[a-z]{2,}-[a-z]+-\d)(?:[_/.-]|$)"
+)
 _HISTORY_COLUMNS = {"timestamp", "instance", "price_usd"}
 _RESERVED_TERMS = {"1yr": "reserved_1y", "3yr": "reserved_3y"}
 

@@ -78,7 +78,9 @@ PROVIDER_IDS = {
     "hyperstack": "hyperstack", "nebius": "nebius", "vultr": "vultr", "tensordock": "tensordock",
 }
 _CURRENCY = {"$": "USD", "€": "EUR", "£": "GBP", "₹": "INR"}
-_PRICE = re.compile(r"^(?P<symbol>[^\d\s.,-]*)\s*(?P<value>\d[\d,]*(?:\.\d+)?)\s*(?P<code>[A-Z]{3})?$")
+_PRICE = re.compile(
+    r"^(?P<symbol>[^\d\s.,-]*)\s*(?P<value>\d[\d,]*(?:\.\d+)?)\s*(?P<code>[A-Z]{3})?$"
+)
 _NOT_OFFERED = {"", "-", "—", "n/a", "na", "none", "null"}
 
 log = logging.getLogger(__name__)

@@ -21,7 +21,11 @@ Parse (one catalog = one provider = one stream):
   (a two-letter location; secure-cloud rows carry a data-centre id such as "EU-RO-1")
   -> "community"; else "on_demand";
 * sku = instance_name, region = location, gpu_name_raw = gpuhunt's GPU name with the
-  per-GPU memory appended for models sold in several sizes ("A100 80GB");
+  per-GPU memory appended for models sold in several sizes ("A100 80GB"); an instance name
+  that the catalog uses for several GPU counts (Nebius platforms, RunPod GPU types) gets the
+  count in front ("8x gpu-h100-sxm"), so offers of different sizes stay apart; for RunPod
+  the instance name is RunPod's GPU type id ("NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe")
+  and becomes gpu_name_raw, since gpuhunt's "H100" names both the PCIe and the SXM card;
 * the same (sku, region, pricing model) twice keeps the lowest price, the others become
   Reject("duplicate_offer").
 
@@ -176,9 +180,15 @@ def parse(payload: Payload) -> ParseResult:
     if missing:
         raise ParseError(f"gpuhunt {payload.name}: CSV lacks column(s) {sorted(missing)}")
     result = ParseResult(stream=provider)
+    counts: dict[str, set[str]] = {}
+    for row in rows:
+        counts.setdefault((row.get("instance_name") or "").strip(), set()).add(
+            (row.get("gpu_count") or "").strip())
+    shared = {name for name, seen in counts.items() if len(seen) > 1}
     best: dict[tuple[str, str, str], PriceObservation] = {}
     for row in rows:
-        obs = _row(row, provider, result)
+        obs = _row(row, provider, result, count_in_sku=(row.get("instance_name") or "").strip()
+                   in shared)
         if obs is None:
             continue
         key = (obs.sku, obs.region, obs.pricing_model)
@@ -211,7 +221,9 @@ def _num(text: Any) -> float | None:
     return value if value == value else None
 
 
-def _row(row: dict[str, str], provider: str, result: ParseResult) -> PriceObservation | None:
+def _row(
+    row: dict[str, str], provider: str, result: ParseResult, *, count_in_sku: bool = False,
+) -> PriceObservation | None:
     count = _num(row.get("gpu_count"))
     if not count:
         return None  # a CPU instance
@@ -236,8 +248,12 @@ def _row(row: dict[str, str], provider: str, result: ParseResult) -> PriceObserv
     else:
         model = "on_demand"
     name = gpu or None
-    if name and memory and _VRAM_IN_NAME.match(name):
+    if provider == "runpod":
+        name = sku  # RunPod's GPU type id ("NVIDIA H100 80GB HBM3"): keeps PCIe / SXM apart
+    elif name and memory and _VRAM_IN_NAME.match(name):
         name = f"{name} {memory:g}GB"
+    if count_in_sku:
+        sku = f"{count:g}x {sku}"
     return PriceObservation(
         provider=provider, sku=sku, region=region, pricing_model=model, price_per_hour=price,
         gpu_name_raw=name, gpu_count=count, gpu_memory_gb=memory,
