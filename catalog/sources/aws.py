@@ -136,9 +136,9 @@ FAMILY_GPU: dict[str, str] = {}
 for _instance, (_gpu, _) in INSTANCE_GPUS.items():
     FAMILY_GPU.setdefault(_instance.split(".")[0], _gpu)
 
-_INSTANCE_IN_LINE = re.compile(
-    r'"(?P<family>' + "|".join(sorted(map(re.escape, FAMILY_GPU), key=len, reverse=True))
-    + r')\.[a-z0-9-]+"'
+_INSTANCE_IN_LINE = re.compile(  # on bytes: the pre-filter runs before any decoding
+    rb'"(?:' + "|".join(sorted(map(re.escape, FAMILY_GPU), key=len, reverse=True)).encode()
+    + rb')\.[a-z0-9-]+"'
 )
 _HEADER_START = '"SKU",'
 _REGION_IN_NAME = re.compile(
@@ -239,18 +239,18 @@ def _number(text: str | None) -> float | None:
 
 
 def parse(payload: Payload) -> ParseResult:
-    try:
-        text = payload.content.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"aws {payload.name}: not UTF-8 text ({exc})") from exc
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
+    head = payload.content[:4096].decode("utf-8-sig", "replace").lstrip()
+    if head.startswith("{"):
         raise EmptyPayloadError(
             f"aws {payload.name}: a Price List index (JSON navigation file), no prices")
-    first_line = stripped.split("\n", 1)[0]
+    first_line = head.split("\n", 1)[0]
     if _HISTORY_COLUMNS <= {c.strip().lower() for c in first_line.split(",")}:
+        try:
+            text = payload.content.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ParseError(f"aws {payload.name}: not UTF-8 text ({exc})") from exc
         return _parse_history(text, payload)
-    return _parse_offer_file(text, payload)
+    return _parse_offer_file(payload)
 
 
 def _raw(row: dict[str, str], keys: tuple[str, ...] = (
@@ -261,22 +261,36 @@ def _raw(row: dict[str, str], keys: tuple[str, ...] = (
     return ",".join(f"{k}={row.get(k, '')}" for k in keys if row.get(k))[:2000]
 
 
-def _parse_offer_file(text: str, payload: Payload) -> ParseResult:
-    lines = text.splitlines()
-    header_at = next((i for i, line in enumerate(lines[:20]) if line.startswith(_HEADER_START)),
-                     None)
-    if header_at is None:
+def _parse_offer_file(payload: Payload) -> ParseResult:
+    # a regional file is hundreds of MB: read it line by line as bytes, decode only the lines
+    # the pre-filter keeps (never the whole file as one str)
+    lines = io.BytesIO(payload.content)
+    header_line = None
+    for _ in range(20):
+        line = lines.readline().decode("utf-8-sig", "replace").strip()
+        if line.startswith(_HEADER_START):
+            header_line = line
+            break
+    if header_line is None:
         raise ParseError(f"aws {payload.name}: no EC2 offer-file header (\"SKU\",...) in the"
                          " first 20 lines")
     try:
-        header = next(csv.reader([lines[header_at]]))
+        header = next(csv.reader([header_line]))
     except csv.Error as exc:
         raise ParseError(f"aws {payload.name}: malformed header ({exc})") from exc
     missing = {"TermType", "Instance Type", "PricePerUnit", "Tenancy", "Operating System"} \
         - set(header)
     if missing:
         raise ParseError(f"aws {payload.name}: offer file lacks column(s) {sorted(missing)}")
-    candidates = [line for line in lines[header_at + 1:] if _INSTANCE_IN_LINE.search(line)]
+    n_lines = 0
+    candidates: list[str] = []
+    for raw_line in lines:
+        n_lines += 1
+        if _INSTANCE_IN_LINE.search(raw_line):
+            try:
+                candidates.append(raw_line.decode("utf-8").rstrip("\r\n"))
+            except UnicodeDecodeError as exc:
+                raise ParseError(f"aws {payload.name}: not UTF-8 text ({exc})") from exc
     try:
         rows = [dict(zip(header, r, strict=False))
                 for r in csv.reader(io.StringIO("\n".join(candidates)))]
@@ -304,7 +318,7 @@ def _parse_offer_file(text: str, payload: Payload) -> ParseResult:
         reasons = Counter(r.reason for r in result.rejects)
         raise EmptyPayloadError(
             f"aws {payload.name}: no GPU instance price passed the filters among"
-            f" {len(lines) - header_at - 1} rows ({len(rows)} GPU-family rows,"
+            f" {n_lines} rows ({len(rows)} GPU-family rows,"
             f" rejects {dict(reasons)})"
         )
     return result
