@@ -67,7 +67,7 @@ QUERY: dict[str, Any] = {
     "limit": LIMIT,
 }
 # GPU models Vast lists under one name in several memory sizes: the VRAM joins the name.
-_VRAM_IN_NAME = re.compile(r"^(?:Tesla\s+)?(?:A100|A800|V100|A30|H100 PCIE)\b", re.I)
+_VRAM_IN_NAME = re.compile(r"^(?:Tesla\s+)?(?:A100|A800|V100|A30)\b", re.I)
 
 
 def fetch(session: requests.Session | None = None) -> list[Payload]:
