@@ -42,10 +42,20 @@ class PriceObservation:
     gpu_memory_gb: float | None = None  # per GPU
     vcpus: float | None = None
     ram_gb: float | None = None
+    # When this row itself was observed, for payloads that carry many dates (a daily price
+    # history file); None means "when the payload was observed" (the loader's observed_at).
+    observed_at: datetime | None = None
+    # Marketplace aggregates (Vast): price_per_hour is then the median offer of the bucket,
+    # offer_count the offers behind it, p10/p90 the 10th/90th percentile offer (same unit).
+    offer_count: int | None = None
+    price_p10_per_hour: float | None = None
+    price_p90_per_hour: float | None = None
 
     def __post_init__(self) -> None:
         if self.pricing_model not in PRICING_MODELS:
             raise ValueError(f"unknown pricing_model {self.pricing_model!r}")
+        if self.observed_at is not None and self.observed_at.tzinfo is None:
+            raise ValueError("observed_at must be timezone-aware")
 
 
 @dataclass(frozen=True, slots=True)

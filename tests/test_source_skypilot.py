@@ -24,7 +24,7 @@ EXPECTED = {
                                {"duplicate_offer": 308, "gpu_price_missing": 2}),
     "lambda_vms_2026-04-02.csv": ("lambda", {"on_demand": 255}, {}),
     "lambda_vms_2026-05-07.csv": ("lambda", {"on_demand": 391}, {}),
-    "vast_vms_2026-04-29.csv": ("vast", {"on_demand": 64}, {}),
+    "vast_vms_2026-04-29.csv": ("vast", {"community": 64}, {}),
 }
 
 
@@ -128,7 +128,7 @@ def test_recorded_vast_and_azure_quirks(shared_data: Path) -> None:
     assert "Denmark, DK, EU" in {o.region for o in vast.prices}
     two_h200 = next(o for o in vast.prices if o.sku == "2x-H200-32-65536")
     assert two_h200.gpu_memory_gb == 140.4  # 287542 MiB is the total of both GPUs
-    assert not any(o.pricing_model != "on_demand" for o in vast.prices)  # 0.00 spot = unknown
+    assert not any(o.pricing_model != "community" for o in vast.prices)  # 0.00 spot = unknown
     az = _parse_file(shared_data / RECORDED / "azure_vms_2026-05-20.csv")
     nv6 = {o.gpu_count for o in az.prices if o.sku == "Standard_NV6ads_A10_v5"}
     assert nv6 == {0.167}
@@ -175,10 +175,10 @@ def test_fixture_vast_tiny() -> None:
     got = {(o.sku, o.pricing_model): (o.price_per_hour, o.gpu_count, o.gpu_memory_gb, o.region)
            for o in result.prices}
     assert got == {
-        ("2x-H200-32-65536", "on_demand"): (5.65, 2.0, 140.4, "Denmark, DK, EU"),
-        ("1x-RTX_4090-32-65536", "on_demand"): (0.40, 1.0, 24.0, ", US, NA"),
+        ("2x-H200-32-65536", "community"): (5.65, 2.0, 140.4, "Denmark, DK, EU"),
+        ("1x-RTX_4090-32-65536", "community"): (0.40, 1.0, 24.0, ", US, NA"),
         ("1x-RTX_4090-32-65536", "interruptible_bid"): (0.31, 1.0, 24.0, ", US, NA"),
-        ("half-A100-16-32768", "on_demand"): (0.60, 0.5, None, "Oregon, US, NA"),
+        ("half-A100-16-32768", "community"): (0.60, 0.5, None, "Oregon, US, NA"),
     }
     assert result.rejects == []
 

@@ -62,3 +62,34 @@ create table if not exists rejects (
     raw_row varchar,
     observed_at timestamptz
 );
+
+-- marketplace aggregates (Vast): offers behind a bucket and its 10th / 90th percentile offer
+-- (price_per_hour is then the median offer); added after the first release, hence ALTER
+alter table price_observations add column if not exists offer_count integer;
+alter table price_observations add column if not exists price_p10_per_hour double;
+alter table price_observations add column if not exists price_p90_per_hour double;
+
+-- one row per day x offer key (source, provider, sku, region, pricing_model, os): the daily
+-- rollup of price_observations with a known price, maintained by the loader for the rows it
+-- loads (and for 'unchanged' refetches of a snapshot), so the history marts never rescan
+-- every observation. price_per_hour is the last price seen that day (by observed_at).
+create table if not exists price_daily (
+    day date not null,                  -- UTC day of observed_at
+    source varchar not null,
+    provider varchar not null,
+    sku varchar not null,
+    region varchar not null,
+    pricing_model varchar not null,
+    os varchar not null,
+    currency varchar not null,
+    price_per_hour double not null,     -- the last price observed that day (instance)
+    min_price_per_hour double not null,
+    max_price_per_hour double not null,
+    gpu_name_raw varchar,
+    gpu_count double,
+    n_observations integer not null,    -- observation rows rolled into this day
+    first_observed_at timestamptz not null,
+    last_observed_at timestamptz not null,
+    last_fetch_id bigint not null,
+    primary key (day, source, provider, sku, region, pricing_model, os)
+);

@@ -3,6 +3,13 @@
 Single writer: only the refresh / ingest process opens raw.duckdb read-write, and it closes it
 before the models are built. Loading is idempotent by content hash: a payload whose sha256
 this source has already loaded adds no rows (status `unchanged`).
+
+Before rows are written, the plausibility gates of warehouse/gates.py refuse single rows
+(price outside the accelerator's sane band, a jump of more than 5x against the previous
+observation of the same offer) into raw.rejects. Every load also upserts its rows into the
+daily rollup `price_daily` (one row per day and offer key), which the history marts read
+instead of rescanning all observations; an 'unchanged' refetch of a snapshot confirms its
+prices for the day of the refetch.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -22,10 +29,12 @@ import pandas as pd
 from catalog.records import (
     ParseResult,
     Payload,
+    PriceObservation,
     RowCountCollapseError,
 )
 from catalog.secrets import redact
 from warehouse import WAREHOUSE_DIR
+from warehouse.gates import JUMP_LOOKBACK_DAYS, Gates, jump_rejects
 
 SCHEMA_SQL = (WAREHOUSE_DIR / "schema.sql").read_text(encoding="utf-8")
 RAW_ROW_MAX_CHARS = 2000
@@ -36,13 +45,52 @@ _SAFE = str.maketrans({c: "_" for c in "/\\:*?\"<>| "})
 PRICE_COLUMNS = [
     "fetch_id", "source", "provider", "sku", "region", "pricing_model", "os", "currency",
     "price_per_hour", "gpu_name_raw", "gpu_count", "gpu_memory_gb", "vcpus", "ram_gb",
-    "observed_at",
+    "observed_at", "offer_count", "price_p10_per_hour", "price_p90_per_hour",
 ]
+REJECT_COLUMNS = ["fetch_id", "source", "reason", "detail", "raw_row", "observed_at"]
+_OFFER_KEY = ("source", "provider", "sku", "region", "pricing_model", "os")
+
+# the daily rollup of a batch of observations (a relation with PRICE_COLUMNS), upserted
+_DAILY_UPSERT = """
+insert into price_daily
+select
+    cast(timezone('UTC', batch.observed_at) as date) as day,
+    batch.source, lower(trim(batch.provider)), batch.sku, batch.region,
+    batch.pricing_model, lower(coalesce(batch.os, 'linux')),
+    arg_max(batch.currency, batch.observed_at),
+    arg_max(batch.price_per_hour, batch.observed_at),
+    min(batch.price_per_hour),
+    max(batch.price_per_hour),
+    arg_max(batch.gpu_name_raw, batch.observed_at),
+    arg_max(batch.gpu_count, batch.observed_at),
+    count(*),
+    min(batch.observed_at),
+    max(batch.observed_at),
+    max(batch.fetch_id)
+from {relation} as batch
+where batch.price_per_hour > 0
+group by all
+on conflict (day, source, provider, sku, region, pricing_model, os) do update set
+    currency = case when excluded.last_observed_at >= price_daily.last_observed_at
+        then excluded.currency else price_daily.currency end,
+    price_per_hour = case when excluded.last_observed_at >= price_daily.last_observed_at
+        then excluded.price_per_hour else price_daily.price_per_hour end,
+    gpu_name_raw = case when excluded.last_observed_at >= price_daily.last_observed_at
+        then excluded.gpu_name_raw else price_daily.gpu_name_raw end,
+    gpu_count = case when excluded.last_observed_at >= price_daily.last_observed_at
+        then excluded.gpu_count else price_daily.gpu_count end,
+    last_fetch_id = case when excluded.last_observed_at >= price_daily.last_observed_at
+        then excluded.last_fetch_id else price_daily.last_fetch_id end,
+    min_price_per_hour = least(price_daily.min_price_per_hour, excluded.min_price_per_hour),
+    max_price_per_hour = greatest(price_daily.max_price_per_hour, excluded.max_price_per_hour),
+    n_observations = price_daily.n_observations + excluded.n_observations,
+    first_observed_at = least(price_daily.first_observed_at, excluded.first_observed_at),
+    last_observed_at = greatest(price_daily.last_observed_at, excluded.last_observed_at)
+"""
 
 SPEC_COLUMNS = [
     "fetch_id", "source", "accelerator_name_raw", "metric", "value", "unit", "observed_at",
 ]
-REJECT_COLUMNS = ["fetch_id", "source", "reason", "detail", "raw_row", "observed_at"]
 
 
 def _insert_frame(con: duckdb.DuckDBPyConnection, table: str, columns: list[str],
@@ -78,10 +126,18 @@ class LoadOutcome:
 
 
 class RawStore:
-    def __init__(self, data_dir: Path):
+    def __init__(self, data_dir: Path, gates: Gates | None = None):
         self.data_dir = Path(data_dir)
         self.db_path = self.data_dir / "raw.duckdb"
         self.payload_dir = self.data_dir / "raw"
+        self._gates = gates
+
+    @property
+    def gates(self) -> Gates:
+        """The plausibility gates (read from the curated catalog on first use)."""
+        if self._gates is None:
+            self._gates = Gates.from_catalog()
+        return self._gates
 
     # -- payload files -------------------------------------------------------------------
     def save_payload(self, source: str, payload: Payload, when: datetime) -> SavedPayload:
@@ -111,29 +167,39 @@ class RawStore:
         con = duckdb.connect(str(self.db_path))
         try:
             con.execute(SCHEMA_SQL)
+            self._backfill_daily(con)
             yield con
             con.execute("checkpoint")
         finally:
             con.close()
 
     @staticmethod
+    def _backfill_daily(con: duckdb.DuckDBPyConnection) -> None:
+        """One-time migration: a raw layer written before price_daily existed gets its rollup."""
+        if con.execute("select count(*) from price_daily").fetchall()[0][0]:
+            return
+        if not con.execute("select count(*) from price_observations").fetchall()[0][0]:
+            return
+        con.execute(_DAILY_UPSERT.format(relation="price_observations"))
+
+    @staticmethod
     def already_loaded(con: duckdb.DuckDBPyConnection, source: str, sha256: str) -> bool:
-        row = con.execute(
+        rows = con.execute(  # fetchall: a half-read result blocks register() in DuckDB 2
             "select 1 from fetches where source = ? and sha256 = ? "
             "and status in ('ok', 'replayed') limit 1",
             [source, sha256],
-        ).fetchone()
-        return row is not None
+        ).fetchall()
+        return bool(rows)
 
     @staticmethod
     def last_good_rows(con: duckdb.DuckDBPyConnection, source: str, stream: str) -> int | None:
-        row = con.execute(
+        rows = con.execute(
             "select rows_loaded from fetches where source = ? and stream = ? "
             "and status in ('ok', 'replayed') and rows_loaded > 0 "
             "order by observed_at desc, fetch_id desc limit 1",
             [source, stream],
-        ).fetchone()
-        return None if row is None else int(row[0])
+        ).fetchall()
+        return int(rows[0][0]) if rows else None
 
     @staticmethod
     def _insert_fetch(con: duckdb.DuckDBPyConnection, **cols: object) -> int:
@@ -143,7 +209,7 @@ class RawStore:
             con.execute(
                 f"insert into fetches ({names}) values ({marks}) returning fetch_id",
                 list(cols.values()),
-            ).fetchone()[0]
+            ).fetchall()[0][0]
         )
 
     def record_failure(
@@ -200,6 +266,7 @@ class RawStore:
         )
         if self.already_loaded(con, source, saved.sha256):
             fid = self._insert_fetch(con, status="unchanged", **common)
+            self._confirm_snapshot(con, source, saved.sha256, fid, observed_at)
             return LoadOutcome(fid, source, result.stream, "unchanged")
 
         n_rows = len(result.prices) + len(result.specs)
@@ -220,28 +287,33 @@ class RawStore:
                 observed_at=observed_at, http_status=payload.http_status,
             )
 
+        prices, gated = self.gate(con, source, result.prices, observed_at)
+        rejects = result.rejects + gated
+        n_rows = len(prices) + len(result.specs)
         status = "ok" if mode == "live" else "replayed"
         con.execute("begin transaction")
         try:
             fid = self._insert_fetch(
-                con, status=status, rows_loaded=n_rows, rows_rejected=len(result.rejects),
+                con, status=status, rows_loaded=n_rows, rows_rejected=len(rejects),
                 **common,
             )
-            if result.prices:
+            if prices:
                 frame = pd.DataFrame(
                     [
                         (fid, source, p.provider, p.sku, p.region, p.pricing_model, p.os,
                          p.currency, p.price_per_hour, p.gpu_name_raw, p.gpu_count,
-                         p.gpu_memory_gb, p.vcpus, p.ram_gb, observed_at)
-                        for p in result.prices
+                         p.gpu_memory_gb, p.vcpus, p.ram_gb, p.observed_at or observed_at,
+                         p.offer_count, p.price_p10_per_hour, p.price_p90_per_hour)
+                        for p in prices
                     ],
                     columns=PRICE_COLUMNS,
-                )
+                ).astype({"offer_count": "Int64"})
                 con.register("_prices", frame)
                 con.execute(
                     f"insert into price_observations ({', '.join(PRICE_COLUMNS)}) "
                     f"select {', '.join(PRICE_COLUMNS)} from _prices"
                 )
+                con.execute(_DAILY_UPSERT.format(relation="_prices"))
                 con.unregister("_prices")
             # bulk inserts through a registered frame (executemany is row by row: seconds
             # for a few thousand spec rows)
@@ -249,12 +321,84 @@ class RawStore:
                 _insert_frame(con, "spec_observations", SPEC_COLUMNS, [
                     (fid, source, s.accelerator_name_raw, s.metric, s.value, s.unit,
                      observed_at) for s in result.specs])
-            if result.rejects:
+            if rejects:  # load-time gates add their own rejects
                 _insert_frame(con, "rejects", REJECT_COLUMNS, [
                     (fid, source, r.reason, r.detail[:RAW_ROW_MAX_CHARS],
-                     r.raw_row[:RAW_ROW_MAX_CHARS], observed_at) for r in result.rejects])
+                     r.raw_row[:RAW_ROW_MAX_CHARS], observed_at) for r in rejects])
             con.execute("commit")
         except BaseException:
             con.execute("rollback")
             raise
-        return LoadOutcome(fid, source, result.stream, status, n_rows, len(result.rejects))
+        return LoadOutcome(fid, source, result.stream, status, n_rows, len(rejects))
+
+    # -- plausibility gates and the daily rollup -----------------------------------------
+    def gate(
+        self, con: duckdb.DuckDBPyConnection, source: str, prices: list[PriceObservation],
+        observed_at: datetime,
+    ) -> tuple[list[PriceObservation], list]:
+        """(rows kept, Reject rows) after the band and the jump gates."""
+        if not prices:
+            return prices, []
+        kept, band_refused = self.gates.band_rejects(prices)
+        priors = self._prior_prices(con, source, kept, observed_at)
+        kept, jump_refused = jump_rejects(source, kept, observed_at, priors)
+        return kept, band_refused + jump_refused
+
+    @staticmethod
+    def _prior_prices(
+        con: duckdb.DuckDBPyConnection, source: str, prices: list[PriceObservation],
+        observed_at: datetime,
+    ) -> dict[int, tuple[datetime, float]]:
+        """{row index: (observed_at, price)} of the previous stored observation of each row.
+
+        An ASOF join against the daily rollup, restricted to JUMP_LOOKBACK_DAYS before the
+        oldest row of the batch, so the cost does not grow with the length of the history.
+        """
+        frame = pd.DataFrame(
+            [(i, source, p.provider.strip().lower(), p.sku, p.region, p.pricing_model,
+              (p.os or "linux").lower(), p.observed_at or observed_at)
+             for i, p in enumerate(prices)],
+            columns=["idx", *_OFFER_KEY, "observed_at"],
+        )
+        since = (frame["observed_at"].min() - timedelta(days=JUMP_LOOKBACK_DAYS)).date()
+        same_key = " and ".join(f"batch.{c} = prior.{c}" for c in _OFFER_KEY)
+        con.register("_batch_keys", frame)
+        try:
+            rows = con.execute(
+                "select batch.idx, prior.last_observed_at, prior.price_per_hour "
+                "from _batch_keys as batch asof inner join "
+                "(select * from price_daily where price_daily.day >= ?) as prior "
+                f"on {same_key} and batch.observed_at > prior.last_observed_at",
+                [since],
+            ).fetchall()
+        finally:
+            con.unregister("_batch_keys")
+        return {int(idx): (when, float(price)) for idx, when, price in rows}
+
+    @staticmethod
+    def _confirm_snapshot(
+        con: duckdb.DuckDBPyConnection, source: str, sha256: str, fetch_id: int,
+        observed_at: datetime,
+    ) -> None:
+        """An identical refetch of a snapshot: its prices were seen again at `observed_at`.
+
+        The rows of the fetch that loaded these bytes are rolled into the day of the refetch.
+        Payloads whose rows carry their own dates (a price history file) confirm nothing.
+        """
+        rows = con.execute(
+            "select fetch_id, observed_at from fetches where source = ? and sha256 = ? "
+            "and status in ('ok', 'replayed') and rows_loaded > 0 "
+            "order by fetch_id desc limit 1",
+            [source, sha256],
+        ).fetchall()
+        if not rows:
+            return
+        loaded_id, loaded_at = rows[0]
+        relation = (
+            f"(select * replace (cast({int(fetch_id)} as bigint) as fetch_id,"
+            f" cast(? as timestamptz) as observed_at)"
+            f" from price_observations where fetch_id = {int(loaded_id)}"
+            f" and not exists (select 1 from price_observations as dated"
+            f"  where dated.fetch_id = {int(loaded_id)} and dated.observed_at <> ?))"
+        )
+        con.execute(_DAILY_UPSERT.format(relation=relation), [observed_at, loaded_at])

@@ -15,7 +15,8 @@ Parse (one CSV = one cloud = one stream):
   with ``ast.literal_eval`` (never eval); GPU memory MiB / 1024 rounded to 0.1 (per GPU; Vast
   writes the total of all GPUs there, so it is divided by the count; a value below 1024 is
   taken as already in GiB, the Shadeform unit bug);
-* `Price` -> an on_demand row (0 or empty -> Reject("zero_or_missing_price")); `SpotPrice` ->
+* `Price` -> an on_demand row (Vast: community, a marketplace price; 0 or empty ->
+  Reject("zero_or_missing_price")); `SpotPrice` ->
   a spot row (Vast: interruptible_bid), skipped silently when 0 or empty (Vast writes 0.00
   everywhere, meaning unknown);
 * rows without an accelerator (CPU-only VMs) are skipped; a header-only CSV raises
@@ -82,6 +83,8 @@ BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it 
 PROVIDER_OF_CLOUD = {"do": "digitalocean"}
 _MEMORY_IS_TOTAL = frozenset({"vast"})  # GpuInfo SizeInMiB holds all GPUs of the row
 _SPOT_MODEL = {"vast": "interruptible_bid"}
+# a marketplace has no list price: Vast's Price is community capacity (as in the vast source)
+_PRICE_MODEL = {"vast": "community"}
 
 log = logging.getLogger(__name__)
 
@@ -279,7 +282,7 @@ def _parse_generic(rows: list[dict[str, str]], cloud: str, out: _Collector) -> N
             provider=provider,
             sku=sku,
             region=_zone(row),
-            pricing_model="on_demand",
+            pricing_model=_PRICE_MODEL.get(cloud, "on_demand"),
             price_per_hour=None,
             gpu_name_raw=accel,
             gpu_count=count,

@@ -1,17 +1,19 @@
 -- one row per offer in force: source x provider x sku x region x pricing_model, from the
 -- scraped observations in force plus curated reference prices (source 'reference'), with the
--- accelerator resolved and the per-GPU price computed.
+-- accelerator resolved (int_gpu_name_map) and the per-GPU price computed.
 --
--- * accelerator_id precedence (normalised keys: lowercase letters and digits only):
---   sku alias for that provider > sku alias for any provider
---   > gpu_name alias for that provider > gpu_name alias for any provider.
---   A reference price carries its accelerator_id.
+-- * source_kind: 'first_hand' (a provider's own price list, page or API, or a catalog built
+--   from them), 'reference' (curated reference prices), 'crosscheck' (curated public tables
+--   typed in by people: source 'crosscheck'). Crosscheck offers are listed but never
+--   override: the marts rank them after any first-hand or reference price.
 -- * a reference price is used only for a (provider, accelerator_id, pricing_model) that no
---   scraped offer in force covers with a known price.
+--   first-hand offer in force covers with a known price.
 -- * Windows-licensed rows are left out (prices are Linux); several rows with the same offer
 --   key in one source collapse to the cheapest known price (then the newest).
 -- * price_per_gpu_hour only for whole GPUs (gpu_count >= 1 and whole); fractional offers are
 --   flagged is_fractional_gpu and keep a null per-GPU price.
+-- * marketplace aggregates (Vast) carry offer_count and the 10th / 90th percentile offer
+--   (price_p10_per_hour / price_p90_per_hour, whole instance; price_per_hour is the median).
 
 with
 
@@ -21,9 +23,9 @@ snapshots as (
 
 ),
 
-aliases as (
+name_map as (
 
-    select * from stg_curated__aliases
+    select * from int_gpu_name_map
 
 ),
 
@@ -33,22 +35,7 @@ reference_prices as (
 
 ),
 
--- one accelerator per (kind, provider, key); conflicting aliases are caught by a check
-alias_lookup as (
-
-    select
-        aliases.alias_kind,
-        aliases.provider,
-        aliases.alias_key,
-        min(aliases.accelerator_id) as accelerator_id
-    from aliases
-    where aliases.alias_key <> ''
-        and aliases.accelerator_id is not null
-    group by aliases.alias_kind, aliases.provider, aliases.alias_key
-
-),
-
-scraped as (
+scraped_mapped as (
 
     select
         snapshots.source,
@@ -64,53 +51,26 @@ scraped as (
         snapshots.gpu_memory_gb,
         snapshots.vcpus,
         snapshots.ram_gb,
+        snapshots.offer_count,
+        snapshots.price_p10_per_hour,
+        snapshots.price_p90_per_hour,
         snapshots.observed_at,
         snapshots.confirmed_at,
         snapshots.fetch_id,
-        regexp_replace(lower(snapshots.sku), '[^a-z0-9]', '', 'g') as sku_key,
-        regexp_replace(lower(snapshots.gpu_name_raw), '[^a-z0-9]', '', 'g') as gpu_name_key
+        name_map.accelerator_id,
+        name_map.mapped_by,
+        case when snapshots.source = 'crosscheck' then 'crosscheck' else 'first_hand' end
+            as source_kind
     from snapshots
+    left join name_map
+        on name_map.provider = snapshots.provider
+        and name_map.sku = snapshots.sku
+        and name_map.gpu_name_raw is not distinct from snapshots.gpu_name_raw
     where snapshots.os not like '%windows%'
 
 ),
 
-scraped_mapped as (
-
-    select
-        scraped.*,
-        coalesce(
-            sku_provider_alias.accelerator_id,
-            sku_any_alias.accelerator_id,
-            gpu_name_provider_alias.accelerator_id,
-            gpu_name_any_alias.accelerator_id
-        ) as accelerator_id,
-        case
-            when sku_provider_alias.accelerator_id is not null then 'sku_alias_provider'
-            when sku_any_alias.accelerator_id is not null then 'sku_alias'
-            when gpu_name_provider_alias.accelerator_id is not null then 'gpu_name_alias_provider'
-            when gpu_name_any_alias.accelerator_id is not null then 'gpu_name_alias'
-        end as mapped_by
-    from scraped
-    left join alias_lookup as sku_provider_alias
-        on sku_provider_alias.alias_kind = 'sku'
-        and sku_provider_alias.provider = scraped.provider
-        and sku_provider_alias.alias_key = scraped.sku_key
-    left join alias_lookup as sku_any_alias
-        on sku_any_alias.alias_kind = 'sku'
-        and sku_any_alias.provider is null
-        and sku_any_alias.alias_key = scraped.sku_key
-    left join alias_lookup as gpu_name_provider_alias
-        on gpu_name_provider_alias.alias_kind = 'gpu_name'
-        and gpu_name_provider_alias.provider = scraped.provider
-        and gpu_name_provider_alias.alias_key = scraped.gpu_name_key
-    left join alias_lookup as gpu_name_any_alias
-        on gpu_name_any_alias.alias_kind = 'gpu_name'
-        and gpu_name_any_alias.provider is null
-        and gpu_name_any_alias.alias_key = scraped.gpu_name_key
-
-),
-
-scraped_coverage as (
+first_hand_coverage as (
 
     select distinct
         scraped_mapped.provider,
@@ -119,6 +79,7 @@ scraped_coverage as (
     from scraped_mapped
     where scraped_mapped.accelerator_id is not null
         and scraped_mapped.price_per_hour is not null
+        and scraped_mapped.source_kind = 'first_hand'
 
 ),
 
@@ -138,22 +99,26 @@ reference_offers as (
         cast(null as double) as gpu_memory_gb,
         cast(null as double) as vcpus,
         cast(null as double) as ram_gb,
+        cast(null as integer) as offer_count,
+        cast(null as double) as price_p10_per_hour,
+        cast(null as double) as price_p90_per_hour,
         reference_prices.observed_at,
         reference_prices.observed_at as confirmed_at,
         cast(null as bigint) as fetch_id,
         reference_prices.accelerator_id,
-        'reference' as mapped_by
+        'reference' as mapped_by,
+        'reference' as source_kind
     from reference_prices
-    anti join scraped_coverage
-        on scraped_coverage.provider = reference_prices.provider
-        and scraped_coverage.accelerator_id = reference_prices.accelerator_id
-        and scraped_coverage.pricing_model = reference_prices.pricing_model
+    anti join first_hand_coverage
+        on first_hand_coverage.provider = reference_prices.provider
+        and first_hand_coverage.accelerator_id = reference_prices.accelerator_id
+        and first_hand_coverage.pricing_model = reference_prices.pricing_model
 
 ),
 
 all_offers as (
 
-    select * exclude (sku_key, gpu_name_key) from scraped_mapped
+    select * from scraped_mapped
     union all by name
     select * from reference_offers
 
@@ -210,12 +175,22 @@ final as (
             when not flagged.is_fractional_gpu
                 then flagged.price_per_hour / round(flagged.gpu_count)
         end as price_per_gpu_hour,
+        flagged.offer_count,
+        case
+            when not flagged.is_fractional_gpu
+                then flagged.price_p10_per_hour / round(flagged.gpu_count)
+        end as p10_price_per_gpu_hour,
+        case
+            when not flagged.is_fractional_gpu
+                then flagged.price_p90_per_hour / round(flagged.gpu_count)
+        end as p90_price_per_gpu_hour,
         flagged.currency,
         flagged.gpu_memory_gb,
         flagged.vcpus,
         flagged.ram_gb,
         flagged.os,
         flagged.source,
+        flagged.source_kind,
         flagged.fetch_id,
         flagged.observed_at,
         flagged.confirmed_at

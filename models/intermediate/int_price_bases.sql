@@ -2,12 +2,14 @@
 -- marts use. Bases, where data exist: <pricing_model>_min for on_demand, spot, community,
 -- reserved_1y, reserved_3y (the cheapest provider, named), and on_demand_median (the median
 -- across providers of each provider's cheapest on-demand price; no single provider).
+-- Crosscheck prices (curated public tables) are never a basis.
 
 with
 
 provider_prices as (
 
     select * from int_provider_prices
+    where not int_provider_prices.is_crosscheck
 
 ),
 

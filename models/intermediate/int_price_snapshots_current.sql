@@ -1,5 +1,7 @@
 -- one row per price observation in force: the rows loaded by the fetch in force of each
--- source x stream (see int_fetches_in_force), with that fetch's confirmed_at.
+-- source x stream (see int_fetches_in_force), with that fetch's confirmed_at. A payload that
+-- carries many dates (a daily price history file) contributes only the newest observation
+-- of each offer key (provider x sku x region x pricing_model x os).
 
 with
 
@@ -24,6 +26,16 @@ final as (
     from observations
     inner join fetches_in_force
         on fetches_in_force.fetch_id = observations.fetch_id
+    qualify row_number() over (
+        partition by
+            observations.fetch_id,
+            observations.provider,
+            observations.sku,
+            observations.region,
+            observations.pricing_model,
+            observations.os
+        order by observations.observed_at desc
+    ) = 1
 
 )
 

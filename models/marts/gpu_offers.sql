@@ -1,5 +1,8 @@
 -- one row per offer in force: source x provider x sku x region x pricing_model, with the
 -- accelerator it maps to (null when unmapped) and the per-GPU price (whole GPUs only).
+-- source_kind: first_hand | reference | crosscheck (curated public tables: listed, never
+-- used as a price basis). Marketplace aggregates (Vast) carry offer_count and the 10th / 90th
+-- percentile per-GPU price; their price_per_hour is the median offer.
 --
 -- columns:
 --   is_fractional_gpu: true when the offer is a share of one GPU or a non-whole count; such
@@ -32,12 +35,16 @@ final as (
         offers.gpu_count,
         offers.is_fractional_gpu,
         offers.price_per_gpu_hour,
+        offers.offer_count,
+        offers.p10_price_per_gpu_hour,
+        offers.p90_price_per_gpu_hour,
         offers.currency,
         offers.gpu_memory_gb,
         offers.vcpus,
         offers.ram_gb,
         offers.os,
         offers.source,
+        offers.source_kind,
         offers.observed_at,
         offers.confirmed_at
     from offers

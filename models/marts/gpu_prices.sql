@@ -2,6 +2,13 @@
 -- GPUs, offers in force). Each provider counts once, at its cheapest offer; min / p25 / median
 -- are taken over those per-provider prices (quantile_cont), and the cheapest is named.
 --
+-- Curated crosscheck tables never move these statistics: they are computed over first-hand
+-- and reference prices only (n_providers). Providers known only from a crosscheck table are
+-- listed and counted apart (n_providers_crosscheck, crosscheck_median_price_per_gpu_hour);
+-- n_providers_listed counts every provider with a price, `providers` names them (a
+-- crosscheck-only provider is marked "(crosscheck)"). A row whose prices all come from
+-- crosscheck tables has n_providers 0 and null statistics.
+--
 -- columns:
 --   currency: always USD (non-USD offers are left out)
 --   n_offers [offers]: offers in force behind the row, across providers
@@ -29,11 +36,22 @@ final as (
         provider_prices.accelerator_id,
         provider_prices.pricing_model,
         'USD' as currency,
-        cast(sum(provider_prices.n_offers) as bigint) as n_offers,
-        count(*) as n_providers,
-        min(provider_prices.price_per_gpu_hour) as min_price_per_gpu_hour,
-        quantile_cont(provider_prices.price_per_gpu_hour, 0.25) as p25_price_per_gpu_hour,
-        quantile_cont(provider_prices.price_per_gpu_hour, 0.5) as median_price_per_gpu_hour,
+        coalesce(
+            cast(sum(provider_prices.n_offers) filter (where not provider_prices.is_crosscheck)
+                as bigint),
+            0
+        ) as n_offers,
+        count(*) filter (where not provider_prices.is_crosscheck) as n_providers,
+        count(*) filter (where provider_prices.is_crosscheck) as n_providers_crosscheck,
+        count(*) as n_providers_listed,
+        min(provider_prices.price_per_gpu_hour)
+            filter (where not provider_prices.is_crosscheck) as min_price_per_gpu_hour,
+        quantile_cont(provider_prices.price_per_gpu_hour, 0.25)
+            filter (where not provider_prices.is_crosscheck) as p25_price_per_gpu_hour,
+        quantile_cont(provider_prices.price_per_gpu_hour, 0.5)
+            filter (where not provider_prices.is_crosscheck) as median_price_per_gpu_hour,
+        quantile_cont(provider_prices.price_per_gpu_hour, 0.5)
+            filter (where provider_prices.is_crosscheck) as crosscheck_median_price_per_gpu_hour,
         any_value(provider_prices.provider)
             filter (where provider_prices.provider_rank = 1) as cheapest_provider,
         any_value(provider_prices.sku)
@@ -43,7 +61,13 @@ final as (
         any_value(provider_prices.source)
             filter (where provider_prices.provider_rank = 1) as cheapest_source,
         any_value(provider_prices.observed_at)
-            filter (where provider_prices.provider_rank = 1) as observed_at
+            filter (where provider_prices.provider_rank = 1) as observed_at,
+        string_agg(
+            provider_prices.provider
+            || case when provider_prices.is_crosscheck then ' (crosscheck)' else '' end,
+            ', '
+            order by provider_prices.is_crosscheck, provider_prices.provider
+        ) as providers
     from provider_prices
     group by provider_prices.accelerator_id, provider_prices.pricing_model
 

@@ -1,5 +1,7 @@
--- one row per source x provider x gpu_name_raw of GPU-bearing offers in force that map to
--- no accelerator (add an alias to catalog/aliases.csv to map them).
+-- one row per source x provider x gpu_name_raw of GPU-bearing offers that map to no
+-- accelerator (add an alias to catalog/aliases.csv to map them): offer_count counts such
+-- offers in force now, offer_days the offer-days of the whole price history (daily rollup)
+-- carrying the name; a name seen only in older payloads has offer_count 0.
 --
 -- columns:
 --   sample_sku: one sku carrying this GPU name
@@ -13,29 +15,60 @@ offers as (
 
 ),
 
-unmapped_offers as (
+daily as (
 
-    select * from offers
+    select * from int_price_daily_mapped
+
+),
+
+unmapped_in_force as (
+
+    select
+        offers.source,
+        offers.provider,
+        offers.gpu_name_raw,
+        min(offers.sku) as sample_sku,
+        count(*) as offer_count
+    from offers
     where offers.accelerator_id is null
         and (offers.gpu_name_raw is not null or offers.gpu_count > 0)
+    group by offers.source, offers.provider, offers.gpu_name_raw
+
+),
+
+unmapped_history as (
+
+    select
+        daily.source,
+        daily.provider,
+        daily.gpu_name_raw,
+        min(daily.sku) as sample_sku,
+        count(*) as offer_days
+    from daily
+    where daily.accelerator_id is null
+        and (daily.gpu_name_raw is not null or daily.gpu_count > 0)
+    group by daily.source, daily.provider, daily.gpu_name_raw
 
 ),
 
 final as (
 
     select
-        unmapped_offers.source,
-        unmapped_offers.provider,
-        unmapped_offers.gpu_name_raw,
-        min(unmapped_offers.sku) as sample_sku,
-        count(*) as offer_count
-    from unmapped_offers
-    group by
-        unmapped_offers.source,
-        unmapped_offers.provider,
-        unmapped_offers.gpu_name_raw
+        coalesce(unmapped_in_force.source, unmapped_history.source) as source,
+        coalesce(unmapped_in_force.provider, unmapped_history.provider) as provider,
+        coalesce(unmapped_in_force.gpu_name_raw, unmapped_history.gpu_name_raw)
+            as gpu_name_raw,
+        coalesce(unmapped_in_force.sample_sku, unmapped_history.sample_sku) as sample_sku,
+        coalesce(unmapped_in_force.offer_count, 0) as offer_count,
+        coalesce(unmapped_history.offer_days, 0) as offer_days
+    from unmapped_in_force
+    full outer join unmapped_history
+        on unmapped_history.source = unmapped_in_force.source
+        and unmapped_history.provider = unmapped_in_force.provider
+        and unmapped_history.gpu_name_raw is not distinct from unmapped_in_force.gpu_name_raw
 
 )
 
 select * from final
-order by final.offer_count desc, final.source, final.provider, final.gpu_name_raw
+order by final.offer_count desc, final.offer_days desc, final.source, final.provider,
+    final.gpu_name_raw

@@ -33,6 +33,13 @@ renamed as (
         source.vcpus,
         source.ram_gb,
 
+        ---------- marketplace aggregates (Vast): offers behind a median price, p10 / p90
+        source.offer_count,
+        case when source.price_p10_per_hour > 0 then source.price_p10_per_hour end
+            as price_p10_per_hour,
+        case when source.price_p90_per_hour > 0 then source.price_p90_per_hour end
+            as price_p90_per_hour,
+
         ---------- timestamps
         source.observed_at
 

@@ -1,0 +1,168 @@
+"""Vast.ai's public marketplace search, aggregated per GPU model and GPU count.
+
+Live fetch: ``POST https://console.vast.ai/api/v0/bundles/`` with an operator filter
+(rentable, not rented offers with at least one GPU, up to LIMIT offers), one Payload
+``bundles.json``.
+The endpoint is overridable with GPUCOST_SOURCE_URL_VAST. The answer is
+``{"offers": [{...}, ...]}``; the fields read are ``gpu_name``, ``num_gpus``, ``gpu_ram``
+(MiB per GPU, host-reported), ``dph_base`` (USD/h for GPUs + CPU share, without storage,
+which Vast bills per GB-month), ``min_bid`` (the interruptible bid floor), ``rentable``.
+
+Vast is a marketplace, not a price list: thousands of host offers, each with its own price.
+They are aggregated into buckets of (GPU name, GPUs per offer):
+
+* ``price_per_hour`` = the median offer of the bucket (whole instance, USD), with
+  ``offer_count`` and ``price_p10_per_hour`` / ``price_p90_per_hour`` (10th and 90th
+  percentile offers). Quantiles interpolate linearly between order statistics (the
+  "linear" / type-7 definition: position p x (n - 1) in the sorted prices).
+* pricing_model "community" for ``dph_base`` (hosts of the community marketplace, the same
+  meaning as RunPod Community Cloud) and "interruptible_bid" for ``min_bid`` (a bid floor,
+  not a price you are guaranteed to get); never "on_demand" or "spot".
+* sku = ``<n>x <gpu name>``, gpu_name_raw = the Vast name, with the per-GPU VRAM appended
+  for models sold in several memory sizes (``A100 SXM4 80GB``, ``Tesla V100 32GB``), the
+  host-reported MiB rounded to whole GB; gpu_memory_gb = the bucket's median VRAM in GB.
+* region "" (one global marketplace), provider "vast", stream "marketplace".
+* fractional offers (``num_gpus`` < 1 or not whole) are kept apart in their own buckets and
+  flagged by their fractional gpu_count (the marts keep them out of per-GPU statistics);
+  offers without a GPU name or count -> Reject("gpu_unknown"); a missing or non-positive
+  ``dph_base`` -> Reject("zero_or_missing_price") (unknown, never free); ``rentable`` false
+  -> Reject("not_rentable").
+
+A body that is not JSON or has no ``offers`` list -> ParseError; no accepted offer ->
+EmptyPayloadError.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import requests
+
+from catalog import http
+from catalog.records import (
+    EmptyPayloadError,
+    ParseError,
+    ParseResult,
+    Payload,
+    PriceObservation,
+    Reject,
+)
+
+NAME = "vast"
+KIND = "prices"
+DEFAULT_URL = "https://console.vast.ai/api/v0/bundles/"
+BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
+LIMIT = 10_000
+STREAM = "marketplace"
+QUERY: dict[str, Any] = {
+    "rentable": {"eq": True},
+    "rented": {"eq": False},
+    "num_gpus": {"gte": 1},
+    "order": [["score", "desc"]],
+    "limit": LIMIT,
+}
+# GPU models Vast lists under one name in several memory sizes: the VRAM joins the name.
+_VRAM_IN_NAME = re.compile(r"^(?:Tesla\s+)?(?:A100|A800|V100|A30)\b", re.I)
+
+
+def fetch(session: requests.Session | None = None) -> list[Payload]:
+    url = http.source_url(NAME, DEFAULT_URL)
+    return [http.fetch(url, name="bundles.json", ext="json", session=session, method="POST",
+                       json_body=QUERY, backoff_s=BACKOFF_S)]
+
+
+def quantile(values: Sequence[float], p: float) -> float:
+    """Linear interpolation between order statistics (type 7, numpy's default)."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("quantile of no values")
+    pos = p * (len(ordered) - 1)
+    low = math.floor(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _offers(payload: Payload) -> list[Any]:
+    try:
+        doc = json.loads(payload.content)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ParseError(f"vast {payload.name}: not valid JSON ({exc})") from exc
+    offers = doc.get("offers") if isinstance(doc, dict) else None
+    if not isinstance(offers, list):
+        raise ParseError(f"vast {payload.name}: JSON without an 'offers' list")
+    return offers
+
+
+def gpu_label(name: str, gpu_ram_mib: float | None) -> str:
+    """The Vast GPU name, with the VRAM appended where the name alone is ambiguous."""
+    name = " ".join(name.split())
+    if gpu_ram_mib and gpu_ram_mib > 0 and _VRAM_IN_NAME.match(name):
+        return f"{name} {round(gpu_ram_mib / 1024)}GB"
+    return name
+
+
+def parse(payload: Payload) -> ParseResult:
+    offers = _offers(payload)
+    result = ParseResult(stream=STREAM)
+    buckets: dict[tuple[str, float], dict[str, list[float]]] = defaultdict(
+        lambda: {"base": [], "bid": [], "vram": []})
+    for offer in offers:
+        if not isinstance(offer, dict):
+            continue
+        raw = json.dumps(offer, sort_keys=True)[:2000]
+        name = str(offer.get("gpu_name") or "").strip()
+        count = _number(offer.get("num_gpus"))
+        if not name or count is None or count <= 0:
+            result.rejects.append(Reject("gpu_unknown", f"offer {offer.get('id')}", raw))
+            continue
+        if offer.get("rentable") is False:
+            result.rejects.append(Reject("not_rentable", f"offer {offer.get('id')}", raw))
+            continue
+        base = _number(offer.get("dph_base"))
+        if base is None or base <= 0:
+            result.rejects.append(Reject(
+                "zero_or_missing_price",
+                f"offer {offer.get('id')} {name}: dph_base {offer.get('dph_base')!r}", raw))
+            continue
+        ram = _number(offer.get("gpu_ram"))
+        bucket = buckets[(gpu_label(name, ram), count)]
+        bucket["base"].append(base)
+        bid = _number(offer.get("min_bid"))
+        if bid is not None and bid > 0:
+            bucket["bid"].append(bid)
+        if ram and ram > 0:
+            bucket["vram"].append(ram / 1024)
+    for (label, count), values in sorted(buckets.items()):
+        vram = round(quantile(values["vram"], 0.5), 1) if values["vram"] else None
+        for model, prices in (("community", values["base"]),
+                              ("interruptible_bid", values["bid"])):
+            if not prices:
+                continue
+            result.prices.append(PriceObservation(
+                provider="vast", sku=f"{count:g}x {label}", region="", pricing_model=model,
+                price_per_hour=round(quantile(prices, 0.5), 6), gpu_name_raw=label,
+                gpu_count=count, gpu_memory_gb=vram, offer_count=len(prices),
+                price_p10_per_hour=round(quantile(prices, 0.1), 6),
+                price_p90_per_hour=round(quantile(prices, 0.9), 6),
+            ))
+    if not result.prices:
+        reasons = Counter(r.reason for r in result.rejects)
+        raise EmptyPayloadError(
+            f"vast {payload.name}: no priced offer among {len(offers)} (rejects {dict(reasons)})"
+        )
+    return result

@@ -1,0 +1,53 @@
+-- one row per UTC day x offer key (source x provider x sku x region x pricing_model) of the
+-- daily rollup, Linux only, with the accelerator resolved (int_gpu_name_map), the source
+-- kind (first_hand | crosscheck) and, for whole GPUs, the per-GPU price of that day.
+
+with
+
+daily as (
+
+    select * from stg_raw__price_daily
+
+),
+
+name_map as (
+
+    select * from int_gpu_name_map
+
+),
+
+final as (
+
+    select
+        daily.day,
+        name_map.accelerator_id,
+        daily.source,
+        case when daily.source = 'crosscheck' then 'crosscheck' else 'first_hand' end
+            as source_kind,
+        daily.provider,
+        daily.sku,
+        daily.region,
+        daily.pricing_model,
+        daily.currency,
+        daily.price_per_hour,
+        daily.gpu_name_raw,
+        daily.gpu_count,
+        case
+            when daily.gpu_count >= 1
+                and abs(daily.gpu_count - round(daily.gpu_count)) < 1e-9
+                then daily.price_per_hour / round(daily.gpu_count)
+        end as price_per_gpu_hour,
+        daily.n_observations,
+        daily.first_observed_at,
+        daily.last_observed_at
+    from daily
+    left join name_map
+        on name_map.provider = daily.provider
+        and name_map.sku = daily.sku
+        and name_map.gpu_name_raw is not distinct from daily.gpu_name_raw
+    where daily.os not like '%windows%'
+        and daily.price_per_hour is not null
+
+)
+
+select * from final

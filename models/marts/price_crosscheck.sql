@@ -1,0 +1,186 @@
+-- one row per crosscheck offer in force (curated public tables: source 'crosscheck') that
+-- maps to an accelerator, USD, whole GPUs: its per-GPU price against the range of first-hand
+-- (and reference) per-GPU prices of the same provider, and against the market median.
+--
+-- * compared_by 'sku': first-hand offers of the same provider, sku and pricing model exist
+--   (their range over regions; skus compared lowercase, letters and digits only, without an
+--   Azure "Standard_" prefix: "NC12s v3" = "Standard_NC12s_v3"); 'accelerator': else the
+--   provider's first-hand offers of that accelerator and pricing model (any sku and region,
+--   so host sizes differ: a coarser test); null: the provider has none.
+-- * difference_pct: 0 inside the first-hand range, else the distance to the nearest end of
+--   it, (crosscheck / bound - 1) x 100; verdict 'agrees' within 15 % (a table typed by people
+--   rounds and lags list prices), 'disagrees' beyond, 'no_first_hand_price' when the provider
+--   has no first-hand price to compare with.
+-- * market_median_price_per_gpu_hour: the median over first-hand providers (each at its
+--   cheapest offer, as in gpu_prices) of the accelerator and pricing model.
+-- * the crosscheck price never replaces the first-hand one anywhere (see gpu_prices).
+
+with
+
+offers as (
+
+    select * from int_offers_mapped
+
+),
+
+provider_prices as (
+
+    select * from int_provider_prices
+
+),
+
+crosscheck_offers as (
+
+    select
+        offers.*,
+        regexp_replace(regexp_replace(lower(offers.sku), '^standard_', ''), '[^a-z0-9]', '', 'g')
+            as sku_key
+    from offers
+    where offers.source_kind = 'crosscheck'
+        and offers.accelerator_id is not null
+        and offers.currency = 'USD'
+        and offers.price_per_gpu_hour is not null
+
+),
+
+first_hand_offers as (
+
+    select
+        offers.*,
+        regexp_replace(regexp_replace(lower(offers.sku), '^standard_', ''), '[^a-z0-9]', '', 'g')
+            as sku_key
+    from offers
+    where offers.source_kind in ('first_hand', 'reference')
+        and offers.accelerator_id is not null
+        and offers.currency = 'USD'
+        and offers.price_per_gpu_hour is not null
+
+),
+
+by_sku as (
+
+    select
+        first_hand_offers.provider,
+        first_hand_offers.sku_key,
+        first_hand_offers.pricing_model,
+        min(first_hand_offers.price_per_gpu_hour) as min_price_per_gpu_hour,
+        max(first_hand_offers.price_per_gpu_hour) as max_price_per_gpu_hour,
+        count(*) as n_offers,
+        string_agg(distinct first_hand_offers.source, ', ' order by first_hand_offers.source)
+            as sources,
+        max(first_hand_offers.observed_at) as observed_at
+    from first_hand_offers
+    group by
+        first_hand_offers.provider,
+        first_hand_offers.sku_key,
+        first_hand_offers.pricing_model
+
+),
+
+by_accelerator as (
+
+    select
+        first_hand_offers.provider,
+        first_hand_offers.accelerator_id,
+        first_hand_offers.pricing_model,
+        min(first_hand_offers.price_per_gpu_hour) as min_price_per_gpu_hour,
+        max(first_hand_offers.price_per_gpu_hour) as max_price_per_gpu_hour,
+        count(*) as n_offers,
+        string_agg(distinct first_hand_offers.source, ', ' order by first_hand_offers.source)
+            as sources,
+        max(first_hand_offers.observed_at) as observed_at
+    from first_hand_offers
+    group by
+        first_hand_offers.provider,
+        first_hand_offers.accelerator_id,
+        first_hand_offers.pricing_model
+
+),
+
+market as (
+
+    select
+        provider_prices.accelerator_id,
+        provider_prices.pricing_model,
+        quantile_cont(provider_prices.price_per_gpu_hour, 0.5)
+            as market_median_price_per_gpu_hour,
+        count(*) as market_n_providers
+    from provider_prices
+    where not provider_prices.is_crosscheck
+    group by provider_prices.accelerator_id, provider_prices.pricing_model
+
+),
+
+compared as (
+
+    select
+        crosscheck_offers.accelerator_id,
+        crosscheck_offers.provider,
+        crosscheck_offers.pricing_model,
+        crosscheck_offers.sku,
+        crosscheck_offers.gpu_name_raw,
+        crosscheck_offers.gpu_count,
+        crosscheck_offers.price_per_gpu_hour as crosscheck_price_per_gpu_hour,
+        crosscheck_offers.observed_at as crosscheck_observed_at,
+        case
+            when by_sku.n_offers is not null then 'sku'
+            when by_accelerator.n_offers is not null then 'accelerator'
+        end as compared_by,
+        coalesce(by_sku.min_price_per_gpu_hour, by_accelerator.min_price_per_gpu_hour)
+            as first_hand_min_price_per_gpu_hour,
+        coalesce(by_sku.max_price_per_gpu_hour, by_accelerator.max_price_per_gpu_hour)
+            as first_hand_max_price_per_gpu_hour,
+        coalesce(by_sku.n_offers, by_accelerator.n_offers) as first_hand_n_offers,
+        coalesce(by_sku.sources, by_accelerator.sources) as first_hand_sources,
+        coalesce(by_sku.observed_at, by_accelerator.observed_at) as first_hand_observed_at,
+        market.market_median_price_per_gpu_hour,
+        market.market_n_providers
+    from crosscheck_offers
+    left join by_sku
+        on by_sku.provider = crosscheck_offers.provider
+        and by_sku.sku_key = crosscheck_offers.sku_key
+        and by_sku.pricing_model = crosscheck_offers.pricing_model
+    left join by_accelerator
+        on by_accelerator.provider = crosscheck_offers.provider
+        and by_accelerator.accelerator_id = crosscheck_offers.accelerator_id
+        and by_accelerator.pricing_model = crosscheck_offers.pricing_model
+    left join market
+        on market.accelerator_id = crosscheck_offers.accelerator_id
+        and market.pricing_model = crosscheck_offers.pricing_model
+
+),
+
+measured as (
+
+    select
+        compared.*,
+        case
+            when compared.crosscheck_price_per_gpu_hour < compared.first_hand_min_price_per_gpu_hour
+                then (compared.crosscheck_price_per_gpu_hour
+                    / compared.first_hand_min_price_per_gpu_hour - 1) * 100
+            when compared.crosscheck_price_per_gpu_hour > compared.first_hand_max_price_per_gpu_hour
+                then (compared.crosscheck_price_per_gpu_hour
+                    / compared.first_hand_max_price_per_gpu_hour - 1) * 100
+            when compared.first_hand_min_price_per_gpu_hour is not null then 0.0
+        end as difference_pct,
+        (compared.crosscheck_price_per_gpu_hour / compared.market_median_price_per_gpu_hour - 1)
+            * 100 as difference_from_market_pct
+    from compared
+
+),
+
+final as (
+
+    select
+        measured.*,
+        case
+            when measured.difference_pct is null then 'no_first_hand_price'
+            when abs(measured.difference_pct) <= 15 then 'agrees'
+            else 'disagrees'
+        end as verdict
+    from measured
+
+)
+
+select * from final
+order by final.accelerator_id, final.provider, final.pricing_model, final.sku

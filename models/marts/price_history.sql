@@ -1,0 +1,58 @@
+-- one row per UTC day x accelerator x provider x pricing_model: the per-GPU hourly prices
+-- (USD, whole GPUs) of the offers observed that day, from the daily rollup the loader keeps
+-- (raw.price_daily), so building it never rescans every observation.
+--
+-- * price_per_gpu_hour is the provider's cheapest offer that day (as in gpu_prices), with the
+--   median and maximum across its offers (skus x regions) observed that day and how many.
+-- * a day has a row only when the provider was observed that day (a scheduled fetch that
+--   finds the same payload again confirms its prices for that day); which regions and skus
+--   were observed can differ from day to day, so compare offers in price_changes.
+-- * first-hand prices win: a crosscheck table (source_kind 'crosscheck') gives the day's
+--   price only when no first-hand source observed that provider that day.
+
+with
+
+daily as (
+
+    select * from int_price_daily_mapped
+
+),
+
+usable as (
+
+    select
+        daily.*,
+        min(case when daily.source_kind = 'crosscheck' then 1 else 0 end) over (
+            partition by daily.day, daily.accelerator_id, daily.provider, daily.pricing_model
+        ) as best_kind_rank,
+        case when daily.source_kind = 'crosscheck' then 1 else 0 end as kind_rank
+    from daily
+    where daily.accelerator_id is not null
+        and daily.currency = 'USD'
+        and daily.price_per_gpu_hour is not null
+
+),
+
+final as (
+
+    select
+        usable.day,
+        usable.accelerator_id,
+        usable.provider,
+        usable.pricing_model,
+        'USD' as currency,
+        min(usable.price_per_gpu_hour) as price_per_gpu_hour,
+        quantile_cont(usable.price_per_gpu_hour, 0.5) as median_price_per_gpu_hour,
+        max(usable.price_per_gpu_hour) as max_price_per_gpu_hour,
+        count(*) as n_offers,
+        any_value(usable.source_kind) as source_kind,
+        string_agg(distinct usable.source, ', ' order by usable.source) as sources,
+        max(usable.last_observed_at) as observed_at
+    from usable
+    where usable.kind_rank = usable.best_kind_rank
+    group by usable.day, usable.accelerator_id, usable.provider, usable.pricing_model
+
+)
+
+select * from final
+order by final.accelerator_id, final.provider, final.pricing_model, final.day
