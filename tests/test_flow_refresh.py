@@ -56,7 +56,6 @@ def test_refresh_flow_isolates_a_failing_source(server, tmp_path, monkeypatch):
     for module in (azure, lambda_cloud, skypilot):
         monkeypatch.setattr(module, "BACKOFF_S", 0.0, raising=False)
     # every other source answers 500 from the same local server (never the internet)
-    from catalog import sources
 
     for name in sorted(set(sources.names()) - {"azure", "lambda", "skypilot"}):
         monkeypatch.setenv(f"GPUCOST_SOURCE_URL_{name.upper()}", f"{server}/{name}")
