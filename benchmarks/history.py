@@ -36,7 +36,7 @@ def generate(data_dir: Path, rows: int, years: float = 3.0) -> dict[str, int]:
     fetches = streams * refreshes
     per_fetch = max(1, rows // fetches)
     fetches = max(1, rows // per_fetch)
-    con = duckdb.connect(str(store.db_path))
+    con = duckdb.connect(str(store.db_path), config={"enable_progress_bar": False})
     try:
         con.execute("set preserve_insertion_order = true")
         con.execute(
@@ -62,7 +62,9 @@ def generate(data_dir: Path, rows: int, years: float = 3.0) -> dict[str, int]:
         gpu_values = ", ".join(f"({i}, '{g}', {p})" for i, (g, p) in enumerate(GPUS))
         con.execute(
             f"""
-            insert into price_observations
+            insert into price_observations (fetch_id, source, provider, sku, region,
+                pricing_model, os, currency, price_per_hour, gpu_name_raw, gpu_count,
+                gpu_memory_gb, vcpus, ram_gb, observed_at)
             with gpus(gpu_idx, gpu_name, base_price) as (values {gpu_values}),
             numbered as (
                 select
@@ -92,11 +94,13 @@ def generate(data_dir: Path, rows: int, years: float = 3.0) -> dict[str, int]:
             """
         )
         con.execute("checkpoint")
+    finally:
+        con.close()
+    with store.connect() as con:  # the loader's one-time migration builds the daily rollup
         counts = {
             "fetches": con.execute("select count(*) from fetches").fetchone()[0],
             "price_observations": con.execute(
                 "select count(*) from price_observations").fetchone()[0],
+            "price_daily": con.execute("select count(*) from price_daily").fetchone()[0],
         }
-    finally:
-        con.close()
     return counts

@@ -164,7 +164,7 @@ class RawStore:
     @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(self.db_path))
+        con = duckdb.connect(str(self.db_path), config={"enable_progress_bar": False})
         try:
             con.execute(SCHEMA_SQL)
             self._backfill_daily(con)
