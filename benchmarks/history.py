@@ -36,7 +36,8 @@ def generate(data_dir: Path, rows: int, years: float = 3.0) -> dict[str, int]:
     fetches = streams * refreshes
     per_fetch = max(1, rows // fetches)
     fetches = max(1, rows // per_fetch)
-    con = duckdb.connect(str(store.db_path), config={"enable_progress_bar": False})
+    con = duckdb.connect(str(store.db_path))
+    con.execute("set enable_progress_bar = false")
     try:
         con.execute("set preserve_insertion_order = true")
         con.execute(

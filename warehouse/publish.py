@@ -72,7 +72,8 @@ def build(data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             pass  # create an empty raw layer with its schema
     nxt = data_dir / NEXT_NAME
     _remove_db(nxt)  # a build left by a crash is never published
-    con = duckdb.connect(str(nxt), config={"enable_progress_bar": False})
+    con = duckdb.connect(str(nxt))
+    con.execute("set enable_progress_bar = false")
     swapped = False
     try:
         con.execute("attach ? as raw (read_only)", [str(store.db_path)])

@@ -164,7 +164,8 @@ class RawStore:
     @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(self.db_path), config={"enable_progress_bar": False})
+        con = duckdb.connect(str(self.db_path))
+        con.execute("set enable_progress_bar = false")
         try:
             con.execute(SCHEMA_SQL)
             self._backfill_daily(con)
