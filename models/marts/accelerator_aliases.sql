@@ -3,6 +3,15 @@
 -- provider-independent aliases. The cost macros resolve user input ("H100 SXM", "A100 80GB",
 -- "TPU v5p") through this table; a spelling that only some providers use (bare "H100") is
 -- not here, because it is ambiguous.
+--
+-- columns:
+--   alias_key: the spelling normalised to lowercase letters and digits (user input is normalised
+--     the same way to look it up)
+--   alias: the spelling as written: an accelerator_id, a catalog name or an alias of
+--     catalog/aliases.csv
+--   matched_by: what the spelling is: 'accelerator_id', 'name' (catalog name), 'alias_gpu_name' or
+--     'alias_sku' (a provider-independent row of catalog/aliases.csv); the first in this order wins
+--     a key several give
 
 with
 

@@ -7,6 +7,18 @@
 -- * server_to_chip_power: server power per chip / chip TDP: Epoch's DGX-derived ratios for
 --   H100/H800/H200 SXM and A100 SXM, else the generic 1.8.
 -- * avg_power_fraction: average draw / TDP during training (0.75 GPU, 0.43 TPU; Epoch).
+--
+-- columns:
+--   name: the vendor's product name (accelerators.name)
+--   vendor: chip vendor (accelerators.vendor)
+--   family: architecture / product family (accelerators.family)
+--   mfu_default [fraction]: default in-run MFU against the dense BF16 peak for the accelerator's
+--     generation, before the FP8 and MoE adjustments of default_training_mfu
+--   mfu_assumption_key: the assumption mfu_default comes from (mfu_ampere, mfu_hopper,
+--     mfu_blackwell, mfu_cdna, mfu_tpu_*, else mfu_fallback; default_utilisation when the catalog
+--     lacks both)
+--   avg_power_fraction_key: the assumption avg_power_fraction comes from (avg_power_fraction_tpu
+--     for the TPU family, else avg_power_fraction_gpu)
 
 with
 

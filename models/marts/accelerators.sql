@@ -30,6 +30,50 @@
 --   source_url: where the spec figures come from (datasheet, vendor page)
 --   notes: curation notes (variants, caveats, sparse figures seen on the datasheet)
 --   spec_source: the sources the row's values came from, best-ranked first ('curated+epoch')
+--   memory_gb_source: the source memory_gb comes from: the best-ranked one stating it ('curated'
+--     = catalog/accelerators.csv, then rocm, mlperf, epoch, wikipedia, techpowerup); null when
+--     none does
+--   memory_bw_tbps_source: source of memory_bw_tbps (as memory_gb_source)
+--   interconnect_bw_gbps_source: source of interconnect_bw_gbps ('curated' or 'rocm': filled from
+--     vendor text only); null when neither states it
+--   tdp_w_source: source of tdp_w (as memory_gb_source)
+--   die_area_mm2_source: source of die_area_mm2 ('curated' or 'rocm': filled from vendor text
+--     only); null when neither states it
+--   peak_fp64_dense_tflops_source: source of peak_fp64_dense_tflops ('curated' or 'rocm':
+--     throughput is filled from vendor text only); null when neither states it
+--   peak_fp64_matrix_dense_tflops_source: source of peak_fp64_matrix_dense_tflops ('curated' or
+--     'rocm': throughput is filled from vendor text only); null when neither states it
+--   peak_fp32_dense_tflops_source: source of peak_fp32_dense_tflops ('curated' or 'rocm':
+--     throughput is filled from vendor text only); null when neither states it
+--   peak_tf32_dense_tflops_source: source of peak_tf32_dense_tflops ('curated' or 'rocm':
+--     throughput is filled from vendor text only); null when neither states it
+--   peak_bf16_dense_tflops_source: source of peak_bf16_dense_tflops ('curated' or 'rocm':
+--     throughput is filled from vendor text only); null when neither states it
+--   peak_fp16_dense_tflops_source: source of peak_fp16_dense_tflops ('curated' or 'rocm':
+--     throughput is filled from vendor text only); null when neither states it
+--   peak_fp8_dense_tflops_source: source of peak_fp8_dense_tflops ('curated' or 'rocm': throughput
+--     is filled from vendor text only); null when neither states it
+--   peak_int8_dense_tflops_source: source of peak_int8_dense_tflops ('curated' or 'rocm':
+--     throughput is filled from vendor text only); null when neither states it
+--   peak_fp4_dense_tflops_source: source of peak_fp4_dense_tflops ('curated' or 'rocm': throughput
+--     is filled from vendor text only); null when neither states it
+--   spec_conflict_count [values]: values of other sources more than 2% from the reference value of
+--     their metric (the accelerator's rows of spec_conflicts)
+--   training_precision: bf16 where the part has a dense BF16 figure, else fp16 (V100, T4); null
+--     with neither
+--   peak_training_dense_tflops [TFLOP/s]: dense peak throughput at training_precision
+--   tpp [TFLOP/s x bit length]: total processing performance (US ECCN 3A090, October 2023 rule):
+--     the maximum over precisions of the dense TFLOP/s (TOP/s) x the operation's bit length (fp64
+--     64, fp32 and tf32 32, bf16 and fp16 16, fp8 and int8 8, fp4 4)
+--   tpp_precision: the precision(s) reaching tpp, comma-separated, widest first
+--   performance_density [TPP per mm²]: tpp / die_area_mm2; null without a die area
+--   eccn_3a090_band: export-control band: 3A090.a, 3A090.b, 'undetermined: no die area', 'not
+--     applicable: not a data-center part (Note 2)' or 'not 3A090'; null when no dense throughput is
+--     known
+--   eccn_3a090_prongs: the prongs of that band that hold (a.1, a.2, b.1, b.2), comma-separated;
+--     null outside a band
+--   tpp_epoch [TFLOP/s x bit length]: Epoch AI's own total processing performance for the part (its
+--     most specific spelling), a cross-check of tpp; null when Epoch gives none
 
 with
 

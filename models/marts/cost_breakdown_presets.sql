@@ -2,6 +2,21 @@
 -- resolved: a figure the preset leaves empty takes the catalog assumption of the same meaning
 -- (server_cost_overhead, network_fraction_of_cluster, electricity_usd_per_kwh, pue,
 -- experiment_multiplier 1).
+--
+-- columns:
+--   preset_id: the preset's id (epoch_central, epoch_final_run, seed_2023, ...)
+--   description: what the preset assumes
+--   hardware_method: 'amortised' (Epoch AI: hardware depreciated over the run's GPU-hours) or
+--     'acquisition' (seed 003: the hardware bought outright)
+--   gpu_share_of_hardware [fraction]: the accelerators' share of cluster hardware cost
+--     ('acquisition' presets; null otherwise)
+--   staff_share_of_total [fraction]: staff as a share of the whole bill (0 = no staff line)
+--   experiment_multiplier [ratio]: total development compute / final-run compute (1 = the final run
+--     only); multiplies the 'amortised' hardware and energy lines
+--   operating_period_days [days]: days the bought cluster is powered for the 'acquisition' energy
+--     line; null = the run's own GPU-hours
+--   source_url: where the preset's figures come from
+--   note: how the figures were chosen, and caveats
 
 with
 

@@ -13,6 +13,12 @@
 --   os: operating system the price is for (linux)
 --   confirmed_at [timestamp (UTC)]: the last time a fetch saw this same payload (an unchanged
 --     refetch confirms the price is still listed)
+--   offer_count [offers]: marketplace offers aggregated into the row (Vast: the host offers of this
+--     GPU model and GPU count); null for price lists
+--   p10_price_per_gpu_hour [USD per GPU-hour (in currency)]: 10th-percentile offer of a marketplace
+--     aggregate, per GPU (whole GPUs only); null for price lists
+--   p90_price_per_gpu_hour [USD per GPU-hour (in currency)]: 90th-percentile offer of a marketplace
+--     aggregate, per GPU (whole GPUs only); null for price lists
 
 with
 

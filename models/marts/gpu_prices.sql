@@ -11,8 +11,10 @@
 --
 -- columns:
 --   currency: always USD (non-USD offers are left out)
---   n_offers [offers]: offers in force behind the row, across providers
---   n_providers [providers]: providers with at least one offer in force
+--   n_offers [offers]: first-hand and reference offers in force behind the statistics, across
+--     providers
+--   n_providers [providers]: providers with at least one first-hand or reference offer in force
+--     (the providers behind the statistics)
 --   min_price_per_gpu_hour [USD per GPU-hour]: cheapest provider's price
 --   p25_price_per_gpu_hour [USD per GPU-hour]: 25th percentile over the providers' cheapest prices
 --   median_price_per_gpu_hour [USD per GPU-hour]: median over the providers' cheapest prices
@@ -21,6 +23,14 @@
 --   cheapest_region: region of the cheapest offer
 --   cheapest_source: source of the cheapest offer
 --   observed_at [timestamp (UTC)]: when the cheapest offer was observed
+--   n_providers_crosscheck [providers]: providers priced only by a crosscheck table (kept out of
+--     the statistics)
+--   n_providers_listed [providers]: every provider with a price: n_providers +
+--     n_providers_crosscheck
+--   crosscheck_median_price_per_gpu_hour [USD per GPU-hour]: median over the crosscheck-only
+--     providers' cheapest prices; null when there are none
+--   providers: the providers with a price, comma-separated, first-hand and reference ones first; a
+--     crosscheck-only provider is marked "(crosscheck)"
 
 with
 

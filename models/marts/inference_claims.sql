@@ -6,6 +6,33 @@
 -- inference_cost_estimate calls: supported_ratio = baseline USD per million output tokens /
 -- platform USD per million. claim_to_supported > 1: the claim exceeds what specs and prices
 -- support.
+--
+-- columns:
+--   scenario_id: the scenario's id in catalog/inference_scenarios.csv
+--   question: the question the scenario answers
+--   accelerator: the platform the claim is about, as the scenario spells it
+--   baseline_accelerator: the baseline the claim compares with, as the scenario spells it
+--   claimed_ratio [ratio]: the claimed "N x lower cost per million tokens" of the platform against
+--     the baseline
+--   claim_source_url: where the claim is made
+--   price_basis: the price basis both platforms are priced at (a basis of price_bases); null when
+--     no basis prices both
+--   accelerator_id: the platform's canonical accelerator id
+--   baseline_accelerator_id: the baseline's canonical accelerator id
+--   provider: the provider behind the platform's price basis; null for on_demand_median and owned
+--   baseline_provider: the provider behind the baseline's price basis
+--   price_per_gpu_hour [USD per GPU-hour]: the platform's price of one GPU-hour
+--   baseline_price_per_gpu_hour [USD per GPU-hour]: the baseline's price of one GPU-hour
+--   throughput_ratio_per_gpu [ratio]: platform / baseline output tokens per second per GPU
+--     (inference_cost.output_tokens_per_second_per_gpu)
+--   price_ratio [ratio]: platform / baseline price_per_gpu_hour
+--   baseline_usd_per_million_output_tokens [USD per million tokens]: the baseline's
+--     usd_per_million_output_tokens
+--   supported_ratio [ratio]: baseline_usd_per_million_output_tokens /
+--     usd_per_million_output_tokens: how many times cheaper specs and live prices make the platform
+--   claim_to_supported [ratio]: claimed_ratio / supported_ratio (> 1: the claim exceeds what specs
+--     and prices support)
+--   note: the scenario's note (model shape, caveats)
 
 with
 

@@ -2,6 +2,46 @@
 -- basis: replica size, decode and prefill throughput and USD per million output / input
 -- tokens from the roofline macro inference_cost_estimate (the same one `gpucost estimate
 -- --inference` calls). Every accelerator with a price and a dense peak at a usable precision.
+--
+-- columns:
+--   scenario_id: the scenario's id in catalog/inference_scenarios.csv
+--   question: the question the scenario answers
+--   accelerator_name: the vendor's product name (accelerators.name)
+--   precision: the precision the weights are stored and computed in (bf16, fp16, fp8, fp4 or int8);
+--     peak_dense_tflops may be at another one
+--   peak_dense_tflops [TFLOP/s]: dense peak at precision, or at the next precision the chip
+--     computes in when it lacks it (fp4 on H100 -> fp8)
+--   bandwidth_utilisation [fraction]: achieved / peak memory bandwidth assumed for decode
+--     (assumption inference_bandwidth_utilisation)
+--   compute_utilisation [fraction]: achieved / dense peak throughput assumed (the accelerator's
+--     training MFU default, accelerator_cost_inputs.mfu_default)
+--   batch_size [sequences]: sequences decoded together (one new token each per step)
+--   context_tokens [tokens]: context held in the KV cache per sequence
+--   weights_gb [GB]: params_total x bytes per value at precision / 10^9
+--   kv_bytes_per_token [bytes]: KV-cache bytes per token of context: 2 x layers x KV heads x head
+--     dimension x bytes per value at the scenario's kv_precision (0 without a model shape)
+--   kv_cache_gb [GB]: batch_size x context_tokens x kv_bytes_per_token / 10^9
+--   n_gpus [GPUs]: GPUs of one replica (tensor-parallel): the fewest whose memory holds the weights
+--     and the KV cache
+--   fits_in_memory: weights and KV cache fit in n_gpus x memory_gb
+--   decode_step_ms [ms]: time of one decode step (one new token per sequence), roofline: the larger
+--     of bytes read / (replica bandwidth x bandwidth_utilisation) and FLOPs / (replica peak x
+--     compute_utilisation)
+--   decode_bound: which side sets decode_step_ms: 'memory' or 'compute'
+--   output_tokens_per_second [tokens/s]: generated tokens per second of the replica: batch_size /
+--     decode step time
+--   output_tokens_per_second_per_gpu [tokens/s per GPU]: output_tokens_per_second / n_gpus
+--   prefill_tokens_per_second [tokens/s]: input (prompt) tokens per second of the replica,
+--     compute-bound: replica peak x compute_utilisation / (2 x params_active)
+--   price_basis: a price basis of price_bases (on_demand_min, on_demand_median, spot_min,
+--     community_min, reserved_*_min, reserved_*_cud_est, owned)
+--   provider: the provider behind the price basis (price_bases.provider); null for on_demand_median
+--     and owned
+--   price_per_gpu_hour [USD per GPU-hour]: the price basis' price of one GPU-hour
+--   observed_at [timestamp (UTC)]: when the basis price was observed (price_bases.observed_at);
+--     null for owned
+--   usd_per_million_input_tokens [USD per million tokens]: prefill cost of one million input
+--     tokens: n_gpus x price_per_gpu_hour / (prefill_tokens_per_second x 3600) x 10^6
 
 with
 

@@ -5,6 +5,46 @@
 -- breakeven_utilisation; cost-methods.md §2.2 and §2.4). Owned figures are at 100%
 -- utilisation; tco_usd_per_gpu_hour is the cost-of-capital (WACC, useful life, colocation)
 -- view of the same hardware.
+--
+-- columns:
+--   name: the vendor's product name (accelerators.name)
+--   server_price_per_gpu_usd [USD]: purchase_price_usd x server_cost_overhead: the server's price
+--     per accelerator
+--   cluster_capex_per_gpu_usd [USD]: server_price_per_gpu_usd / (1 - network_fraction_of_cluster):
+--     hardware with its share of the interconnect, per accelerator
+--   depreciation_rate_per_year [per year]: default_depreciation_ooms_per_year x ln 10 (Epoch AI's
+--     price-performance depreciation)
+--   hardware_usd_per_gpu_hour [USD per GPU-hour]: server_price_per_gpu_usd x
+--     depreciation_rate_per_year / hours per year
+--   interconnect_usd_per_gpu_hour [USD per GPU-hour]: hardware_usd_per_gpu_hour x f / (1 - f), f =
+--     network_fraction_of_cluster
+--   energy_usd_per_gpu_hour [USD per GPU-hour]: tdp_w / 1000 x server_to_chip_power x
+--     avg_power_fraction x pue x electricity_usd_per_kwh
+--   capital_usd_per_gpu_hour [USD per GPU-hour]: hardware_usd_per_gpu_hour +
+--     interconnect_usd_per_gpu_hour (paid whether the GPU is used or not)
+--   owned_usd_per_gpu_hour [USD per GPU-hour]: capital_usd_per_gpu_hour + energy_usd_per_gpu_hour:
+--     Epoch AI's amortised owned cost at 100% utilisation (the 'owned' price basis)
+--   energy_share [fraction]: energy_usd_per_gpu_hour / owned_usd_per_gpu_hour
+--   useful_life_years [years]: useful life of the hardware in the TCO view (assumption
+--     depreciation_years)
+--   wacc [fraction per year]: cost of capital in the TCO view
+--   colo_usd_per_kw_month [USD per kW-month]: colocation price per kW of server power, in the TCO
+--     view
+--   tco_usd_per_gpu_hour [USD per GPU-hour]: (cluster_capex_per_gpu_usd x capital recovery factor
+--     (wacc, useful_life_years) + a year of energy + a year of colocation) / hours per year, at
+--     100% utilisation
+--   rental_price_basis: the rental price basis compared (on_demand_min, on_demand_median, spot_min,
+--     community_min, reserved_1y_min, reserved_3y_min); null when the accelerator has no rental
+--     price
+--   rental_provider: provider of the rental price (the cheapest one for _min); null for
+--     on_demand_median
+--   rental_price_per_gpu_hour [USD per GPU-hour]: the rental price of one GPU-hour
+--   observed_at [timestamp (UTC)]: when the rental price was observed (for on_demand_median the
+--     oldest price behind it)
+--   rent_to_own_ratio [ratio]: rental_price_per_gpu_hour / owned_usd_per_gpu_hour
+--   breakeven_utilisation [fraction]: utilisation above which owning is cheaper than renting:
+--     capital_usd_per_gpu_hour / (rental_price_per_gpu_hour - energy_usd_per_gpu_hour); above 1
+--     renting is always cheaper; null when the rental price does not cover the energy
 
 with
 

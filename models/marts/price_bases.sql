@@ -8,6 +8,25 @@
 --   cheapest on-demand price of AWS, GCP, Azure or Lambda less Epoch's default committed-use
 --   discount for that provider (assumptions cud_discount_<provider>_<term>);
 -- * owned: Epoch AI's amortised owned cost (ownership_cost.owned_usd_per_gpu_hour).
+--
+-- columns:
+--   price_basis: which price: observed rental bases on_demand_min, on_demand_median, spot_min,
+--     community_min, reserved_1y_min, reserved_3y_min; reserved_1y_cud_est / reserved_3y_cud_est
+--     (the cheapest on-demand price less that provider's default committed-use discount, where no
+--     reserved price is observed); owned (Epoch AI's amortised owned cost,
+--     ownership_cost.owned_usd_per_gpu_hour)
+--   pricing_model: the pricing model the basis prices (on_demand, spot, community, reserved_1y,
+--     reserved_3y), or 'owned'
+--   price_per_gpu_hour [USD per GPU-hour]: the basis price of one GPU-hour
+--   provider: the provider behind the basis (the cheapest one for _min and _cud_est); null for
+--     on_demand_median and owned
+--   source: the source of that price; null for on_demand_median; 'ownership_cost' for owned
+--   n_providers [providers]: providers the basis is taken over (first-hand and reference providers
+--     of the pricing model; for _cud_est those with a discount assumption); null for owned
+--   observed_at [timestamp (UTC)]: when the price was observed (for on_demand_median the oldest
+--     price behind it); null for owned
+--   basis_note: how the basis price was formed ('observed on_demand price', 'on-demand less 41%
+--     (cud_discount_aws_1y)', ...)
 
 with
 

@@ -6,6 +6,22 @@
 -- seen) and observed_at (when the new one was last seen that day). Linux only; a
 -- day without an observation is no change (the offer is compared with its previous
 -- observed day, whatever the gap).
+--
+-- columns:
+--   old_price_per_hour [USD/hour (in currency)]: whole-instance price on previous_day (the last
+--     price seen that day)
+--   new_price_per_hour [USD/hour (in currency)]: whole-instance price on changed_on (the last price
+--     seen that day)
+--   old_price_per_gpu_hour [USD per GPU-hour (in currency)]: old_price_per_hour / gpu_count, whole
+--     GPUs only
+--   new_price_per_gpu_hour [USD per GPU-hour (in currency)]: new_price_per_hour / gpu_count, whole
+--     GPUs only
+--   change_pct [%]: (new_price_per_hour / old_price_per_hour - 1) x 100
+--   changed_on: the UTC day on which the new price was observed
+--   previous_day: the previous UTC day on which the offer was observed (at the old price); days in
+--     between had no observation
+--   previous_observed_at [timestamp (UTC)]: when the old price was last seen (on previous_day)
+--   observed_at [timestamp (UTC)]: when the new price was last seen on changed_on
 
 with
 

@@ -14,6 +14,29 @@
 -- * market_median_price_per_gpu_hour: the median over first-hand providers (each at its
 --   cheapest offer, as in gpu_prices) of the accelerator and pricing model.
 -- * the crosscheck price never replaces the first-hand one anywhere (see gpu_prices).
+--
+-- columns:
+--   crosscheck_price_per_gpu_hour [USD per GPU-hour]: the crosscheck table's per-GPU price
+--   crosscheck_observed_at [timestamp (UTC)]: when the crosscheck price was observed (the table's
+--     date)
+--   compared_by: which first-hand offers the range is taken over: 'sku' (same provider, sku and
+--     pricing model, any region), 'accelerator' (the provider's offers of the same accelerator and
+--     pricing model, any sku and region) or null (none)
+--   first_hand_min_price_per_gpu_hour [USD per GPU-hour]: cheapest first-hand (or reference)
+--     per-GPU price among those offers
+--   first_hand_max_price_per_gpu_hour [USD per GPU-hour]: dearest first-hand (or reference) per-GPU
+--     price among those offers
+--   first_hand_n_offers [offers]: first-hand and reference offers in force compared with
+--   first_hand_sources: their sources, comma-separated
+--   first_hand_observed_at [timestamp (UTC)]: newest observation among them
+--   market_median_price_per_gpu_hour [USD per GPU-hour]: median over the first-hand and reference
+--     providers of the accelerator and pricing model, each at its cheapest offer
+--     (gpu_prices.median_price_per_gpu_hour)
+--   market_n_providers [providers]: providers behind market_median_price_per_gpu_hour
+--   difference_pct [%]: 0 inside the first-hand range, else (crosscheck price / nearest end of the
+--     range - 1) x 100; null without a first-hand price
+--   difference_from_market_pct [%]: (crosscheck price / market_median_price_per_gpu_hour - 1) x 100
+--   verdict: 'agrees' (difference_pct within +/-15), 'disagrees' (beyond) or 'no_first_hand_price'
 
 with
 

@@ -9,6 +9,19 @@
 --   were observed can differ from day to day, so compare offers in price_changes.
 -- * first-hand prices win: a crosscheck table (source_kind 'crosscheck') gives the day's
 --   price only when no first-hand source observed that provider that day.
+--
+-- columns:
+--   day: the UTC day of the observations
+--   price_per_gpu_hour [USD per GPU-hour]: the provider's cheapest per-GPU price that day (whole
+--     GPUs; each offer at its last price of the day)
+--   median_price_per_gpu_hour [USD per GPU-hour]: median over the provider's offers (skus x
+--     regions) observed that day
+--   max_price_per_gpu_hour [USD per GPU-hour]: dearest of the provider's offers observed that day
+--   n_offers [offers]: offers (source x sku x region) behind the row that day
+--   source_kind: first_hand, or crosscheck when only a crosscheck table observed the provider that
+--     day
+--   sources: the sources behind the row, comma-separated
+--   observed_at [timestamp (UTC)]: the last observation that day of the offers behind the row
 
 with
 

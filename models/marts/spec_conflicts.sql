@@ -18,6 +18,23 @@
 --   keeps the bidirectional total per chip).
 -- A diagnosis always describes the disagreeing (non-reference) value: the reference, e.g. a
 -- curated dense figure, is never called sparse.
+--
+-- columns:
+--   metric: the accelerators column in question (memory_gb, peak_bf16_dense_tflops, ...)
+--   source: the spec source whose value disagrees (rocm, mlperf, epoch, wikipedia or techpowerup)
+--   value [unit of metric]: that source's value, in the unit the metric name carries
+--   reference_source: the best-ranked source stating the metric ('curated' when the catalog has the
+--     figure)
+--   reference_value [unit of metric]: the reference source's value
+--   ratio [ratio]: value / reference_value, rounded to 4 decimals
+--   pct_diff [%]: (ratio - 1) x 100, rounded to 2 decimals
+--   diagnosis: the likely cause where one fits (FP16-accumulate rate, 2:4-sparse, another variant's
+--     value, per-system or per-board, per-die, one direction of the link); null otherwise
+--   all_values: every source's value for the metric, 'source=value', '; '-separated, best-ranked
+--     first
+--   accelerator_names_raw: the disagreeing source's spellings of the accelerator, '; '-separated
+--   n_distinct_values [values]: distinct values that source states for the metric
+--   observed_at [timestamp (UTC)]: newest observation of the value by that source
 
 with
 

@@ -4,6 +4,50 @@
 -- that pins an accelerator is evaluated on it only; otherwise on every accelerator with a
 -- price. Rows without a price are left out, except for a pinned accelerator (one row with a
 -- null price basis: FLOPs, hours and energy still answer the question).
+--
+-- columns:
+--   scenario_id: the scenario's id in catalog/training_scenarios.csv
+--   question: the question the scenario answers
+--   scenario_accelerator: the accelerator the scenario pins, as the catalog spells it; null =
+--     evaluated on every accelerator with a price
+--   accelerator_name: the vendor's product name (accelerators.name)
+--   precision: the run's training precision (bf16 unless the scenario says fp16, fp8, fp4 or int8)
+--   peak_dense_tflops [TFLOP/s]: dense peak throughput at precision (bf16 and fp16 stand in for
+--     each other where a part lacks one)
+--   mfu [fraction]: in-run model FLOPs utilisation against peak_dense_tflops: the scenario's, else
+--     default_training_mfu (generation default, FP8, MoE)
+--   mfu_source: where mfu comes from: 'given' (the scenario) or the assumption key (mfu_hopper,
+--     mfu_fp8, ...), with ' x moe_mfu_multiplier' for a mixture of experts
+--   goodput [fraction]: wall-clock efficiency on top of MFU (failures, restarts, checkpoints): the
+--     scenario's, else assumption goodput
+--   tokens [tokens]: training tokens: as given, else tokens_per_param x params_total; for a run
+--     given by cluster time or FLOPs without tokens, flops / (6 x params_active)
+--   flops_basis: how flops is found: 'params_tokens' (training_flops: 6 N D plus the scenario's
+--     optional terms), 'cluster_time' (n_gpus x days x 24 h x goodput at mfu of the peak) or
+--     'flops' (given)
+--   flops [FLOP]: training compute of the run
+--   compute_gpu_hours [GPU-hours]: accelerator-hours to execute flops at mfu of peak_dense_tflops,
+--     before goodput
+--   gpu_hours [GPU-hours]: GPU-hours paid for: compute_gpu_hours / goodput
+--   n_gpus [GPUs]: cluster size the scenario gives; null when it gives none
+--   wall_clock_days [days]: gpu_hours / n_gpus / 24; null without n_gpus
+--   price_basis: a price basis of price_bases (on_demand_min, on_demand_median, spot_min,
+--     community_min, reserved_*_min, reserved_*_cud_est, owned) or 'given' (the scenario's own
+--     price); null on the one row of a pinned accelerator without a price
+--   provider: the provider behind the price basis (price_bases.provider); null for
+--     on_demand_median, owned and given
+--   price_per_gpu_hour [USD per GPU-hour]: the price basis' price of one GPU-hour
+--   observed_at [timestamp (UTC)]: when the basis price was observed (price_bases.observed_at);
+--     null for owned and given
+--   basis_note: how the basis price was formed (price_bases.basis_note)
+--   cost_usd [USD]: gpu_hours x price_per_gpu_hour
+--   usd_per_million_tokens [USD per million tokens]: cost_usd / tokens x 10^6
+--   energy_mwh [MWh]: facility energy of the run: gpu_hours x tdp_w x server_to_chip_power x
+--     avg_power_fraction x pue
+--   energy_cost_usd [USD]: energy_mwh x 1000 x electricity_usd_per_kwh (shown beside cost_usd, not
+--     added to it)
+--   peak_cluster_power_mw [MW]: facility power of n_gpus at full load: n_gpus x tdp_w x
+--     server_to_chip_power x pue; null without n_gpus
 
 with
 

@@ -9,6 +9,28 @@
 -- * likely_ml_accelerator: rented in a price source, listed by Epoch (chips used for notable
 --   ML models) or MLPerf (submitted systems), with a tensor figure, or with >= 32 GB memory;
 --   the wide GPU databases (Wikipedia, TechPowerUp) also list thousands of old consumer GPUs.
+--
+-- columns:
+--   name_key: the spelling normalised to lowercase letters and digits (how aliases match)
+--   accelerator_name: the spelling seen most often
+--   spellings: every spelling seen, '; '-separated
+--   spec_sources: spec sources naming it, comma-separated; null if none
+--   price_sources: price sources with an offer in force carrying it, comma-separated; null if none
+--   offer_count [offers]: offers in force carrying it
+--   memory_gb [GB]: memory per accelerator as the best-ranked spec source states it; null if none
+--     does
+--   memory_bw_tbps [TB/s]: memory bandwidth as the best-ranked spec source states it; null if none
+--     does
+--   peak_bf16_dense_tflops [TFLOP/s]: BF16 tensor figure as the best-ranked spec source states it
+--     (not checked against a datasheet); null if none does
+--   peak_fp16_dense_tflops [TFLOP/s]: FP16 figure as the best-ranked spec source states it (not
+--     checked against a datasheet); null if none does
+--   peak_fp32_dense_tflops [TFLOP/s]: FP32 figure as the best-ranked spec source states it; null if
+--     none does
+--   tdp_w [W]: TDP as the best-ranked spec source states it; null if none does
+--   likely_ml_accelerator: rented in a price source, listed by Epoch or MLPerf, with a tensor
+--     figure, or with >= 32 GB of memory
+--   last_observed_at [timestamp (UTC)]: newest observation of the name in a spec or price source
 
 with
 

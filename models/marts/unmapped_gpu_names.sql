@@ -6,6 +6,8 @@
 -- columns:
 --   sample_sku: one sku carrying this GPU name
 --   offer_count [offers]: offers in force carrying this GPU name
+--   offer_days [offer-days]: days x offers of the whole price history (daily rollup, Linux, known
+--     price) carrying this GPU name unmapped
 
 with
 

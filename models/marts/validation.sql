@@ -10,6 +10,41 @@
 -- * implied_mfu: implied_mfu(flops, reported GPU-hours, dense peak at the run's precision);
 -- * within_25pct: the reported-MFU prediction is within 25% of the reported GPU-hours; when it
 --   is not, `note` must say why (check validation_explained).
+--
+-- columns:
+--   run_id: the run's id in catalog/training_runs.csv
+--   model: the model trained (Llama 2 7B, ...)
+--   accelerator: the accelerator as the report names it (resolved through accelerator_aliases)
+--   precision: the run's training precision (bf16 unless the catalog says otherwise)
+--   tokens [tokens]: training tokens reported
+--   n_gpus [GPUs]: cluster size reported (for reference; not used in the predictions)
+--   flops [FLOP]: model FLOPs: 6 x params_active x tokens
+--   peak_dense_tflops [TFLOP/s]: dense peak of the accelerator at the run's precision
+--   reported_gpu_hours [GPU-hours]: GPU-hours the authors reported
+--   gpu_hours_basis: what the reported GPU-hours cover, as the source states it
+--   reported_mfu [fraction]: MFU the authors reported (or derived from their reported throughput);
+--     null when none
+--   reported_mfu_basis: how reported_mfu was stated or derived
+--   recompute: 'full' when the reported MFU counts activation recomputation (hardware FLOPs, 8 N
+--     D), else 'none'
+--   implied_mfu [fraction]: flops / (reported_gpu_hours x 3600 x peak_dense_tflops): a lower bound
+--     on in-run MFU (reported hours also hold restarts, evaluation and stalls)
+--   default_mfu [fraction]: the catalog default MFU for the run (default_training_mfu: generation,
+--     FP8, MoE)
+--   default_mfu_source: the assumption key(s) behind default_mfu (mfu_ampere, ..., with ' x
+--     moe_mfu_multiplier' for a mixture of experts)
+--   goodput [fraction]: the catalog goodput applied in both predictions
+--   predicted_gpu_hours_default [GPU-hours]: flops / (peak_dense_tflops x default_mfu x 3600) /
+--     goodput
+--   ratio_default [ratio]: predicted_gpu_hours_default / reported_gpu_hours
+--   predicted_gpu_hours_reported_mfu [GPU-hours]: the same at reported_mfu (with 8 N D FLOPs when
+--     recompute is 'full'); null without a reported MFU
+--   ratio_reported_mfu [ratio]: predicted_gpu_hours_reported_mfu / reported_gpu_hours
+--   within_25pct: ratio_reported_mfu is within 25% of 1; null without a reported MFU; when false,
+--     note says why (check validation_explained)
+--   source_url: where the run's figures come from
+--   mfu_source_url: where the reported MFU comes from
+--   note: caveats, and why a prediction misses when within_25pct is false
 
 with
 
