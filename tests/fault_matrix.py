@@ -1,39 +1,15 @@
 """Fault injection for every live source, against a loopback HTTP server.
 
 Shared by tests/test_faults.py (which asserts every scenario) and scripts/reliability_table.py
-(which writes docs/reliability.md from the observed results).
-
-Method (METHOD below is the same text, printed at the top of docs/reliability.md):
-
-* Baseline: every source holds good data, replayed from its fixtures (GOOD_FIXTURES) and
-  published.
-* One loopback server serves each source's whole good live walk, built from the same fixtures
-  (live_documents: AWS offer index -> EC2 region index -> regional CSV, gpuhunt version file
-  -> catalog zip, the two OCI estimator documents, Vast's POST search, the MLPerf contents
-  listings -> system files, every TechPowerUp page and ROCm file, both crosscheck tables);
-  every source is pointed at it through GPUCOST_SOURCE_URL_<NAME> (and
-  GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS).
-* A refresh run gives each source one fault or none (a control). A failing source's fault
-  applies to its requests:
-  - transport faults (HTTP 500, 429, timeout, reset, truncated body, over the size cap): EVERY
-    request of the source, navigation documents included (the host misbehaves);
-  - content faults (changed layout, empty catalog, non-UTF-8, wrong content type): every DATA
-    document of the source, i.e. every document its parser reads; navigation documents that
-    only lead to them (AWS indexes, gpuhunt version file, MLPerf listings) stay good so the
-    fault reaches the parser.
-* SCHEDULE: 13 runs give every (source, fault) pair exactly once: two runs for the timeout
-  fault (half of the sources each, the other half controls), then 11 runs in which source i
-  (alphabetical) gets slot (i + k) mod 11 of [the 9 other faults, control, control], so 2 to 4
-  controls per run, the other sources failing each with its own fault at the same time.
-* Observed per failing source: every fetch row the run recorded for it is failed with an
-  expected named error, the run published, every control of the run went live, the failing
-  source's rows in force are unchanged and no source's rows in force dropped.
+(which writes docs/reliability.md from the observed results). The method is METHOD below,
+printed at the top of docs/reliability.md.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import socket
 import struct
@@ -42,6 +18,7 @@ import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -50,6 +27,43 @@ from pathlib import Path, PurePosixPath
 import duckdb
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+METHOD = """\
+* **Baseline.** Every source first holds good data, replayed from its fixtures under
+  `tests/fixtures/<source>/` (`GOOD_FIXTURES`), and the warehouse is published.
+* **One loopback server** (127.0.0.1, a thread per connection) serves every source's whole good
+  live walk, built from the same fixtures (table "Live walks" below): AWS offer index -> EC2
+  region index -> regional CSV, gpuhunt version file -> catalog zip, the two OCI estimator
+  documents, Vast's POST search, the MLPerf contents listings -> system files, each TechPowerUp
+  page and ROCm file, both crosscheck tables. Every source is pointed at it through
+  `GPUCOST_SOURCE_URL_<NAME>` (crosscheck's second table through
+  `GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS`), and the real `refresh` (`refresh_plain`: fetch
+  all sources concurrently, save raw, parse, load, build, check, publish) runs against it.
+* **Which requests a fault hits.** In a run, each source is given one fault or none (a
+  control). Transport faults (HTTP 500, HTTP 429, timeout, connection reset, truncated body,
+  over the size cap) hit EVERY request of the failing source, navigation documents included,
+  and every retry: the host misbehaves, so a multi-step walk fails at its first request.
+  Content faults (changed layout, empty catalog, non-UTF-8 bytes, wrong content type) hit every
+  DATA document of the failing source, i.e. every document its parser reads; the navigation
+  documents that only lead to them (AWS indexes, gpuhunt version file, MLPerf listings) stay
+  good so the fault reaches the parser. Bodies are per document format (JSON, CSV, HTML,
+  RST/MyST markup, zip); "empty catalog" is the source's own well-formed document with no
+  offer or accelerator (an Azure page with `Items: []`, a CSV header, a list-table header,
+  `{}`, a system description without accelerator...). `robots.txt` is always 404.
+* **Schedule** (13 refresh runs, each (source, fault) pair exactly once): two runs for the
+  timeout fault, half of the sources timing out while the other half are controls; then 11
+  runs in which source *i* (alphabetical) gets slot (*i* + *k*) mod 11 of [the 9 other faults,
+  control, control], so every run has 2 to 4 controls while the other sources fail, each with
+  its own fault, at the same time. Faults therefore run side by side, which tests isolation
+  harder than one fault at a time and needs 13 publishes instead of 20. Each run works on its
+  own copy of the baseline. Runs are pipelined in two threads: run k+1 starts, and the server
+  switches to its faults, only once every request of run k is over (fetch phases never
+  overlap), while run k's loading, model build and publish go on.
+* **A scenario passes** when every fetch row the run recorded for the failing source is
+  `failed` with an expected named error, the run still published, every control of the run
+  went live, the failing source's rows in force are unchanged (and were > 0), and no source's
+  rows in force dropped in that run.
+"""
 
 # source -> the fixtures (under tests/fixtures) its baseline is replayed from and its good live
 # documents are built from. Every registered source must have an entry
@@ -153,6 +167,7 @@ class Doc:
     empty: bytes = b""  # the source's well-formed document with no offers / accelerators
     nav: bool = False  # navigation only (an index, a listing): content faults leave it good
     method: str = "GET"
+    empty_label: str = ""  # how docs/reliability.md describes `empty` (else its first bytes)
 
 
 @dataclass
@@ -210,12 +225,14 @@ def live_documents(source: str, base: str) -> Live:
     if source == "skypilot":
         body = _fixture(files[0])
         return Live({"SKYPILOT": f"{p}/catalogs"},
-                    [Doc(f"{p}/catalogs/lambda/vms.csv", "csv", body, _first_lines(body, 1))])
+                    [Doc(f"{p}/catalogs/lambda/vms.csv", "csv", body, _first_lines(body, 1),
+                         empty_label="the CSV header only")])
     if source in ("lambda", "runpod"):
         empty = _fixture({"lambda": "lambda/layout_without_prices.html",
                           "runpod": "runpod/no_prices.html"}[source])
         return Live({source.upper(): f"{p}/pricing"},
-                    [Doc(f"{p}/pricing", "html", _fixture(files[0]), empty)])
+                    [Doc(f"{p}/pricing", "html", _fixture(files[0]), empty,
+                         empty_label="the pricing layout without a priced row")])
     if source == "aws":
         root = f"{p}/offers/v1.0/aws"
         index = {"formatVersion": "v1.0", "offers": {"AmazonEC2": {
@@ -230,7 +247,8 @@ def live_documents(source: str, base: str) -> Live:
             Doc(f"{root}/AmazonEC2/current/region_index.json", "json",
                 json.dumps(regions).encode(), nav=True),
             Doc(f"{root}/AmazonEC2/20250912225308/us-east-1/index.csv", "csv", body,
-                _first_lines(body, 6)),  # preamble and header, no row
+                _first_lines(body, 6), empty_label="the offer file's 5-line preamble and"
+                " header, no row"),
         ])
     if source == "vast":
         return Live({"VAST": f"{p}/api/v0/bundles/"},
@@ -241,7 +259,8 @@ def live_documents(source: str, base: str) -> Live:
         return Live({"GPUHUNT": p}, [
             Doc(f"{p}/v3/nebius/version", "text", f"{GPUHUNT_VERSION}\n".encode(), nav=True),
             Doc(f"{p}/v3/nebius/{GPUHUNT_VERSION}/catalog.zip", "zip",
-                make_zip({"nebius.csv": body}), make_zip({"nebius.csv": _first_lines(body, 1)})),
+                make_zip({"nebius.csv": body}), make_zip({"nebius.csv": _first_lines(body, 1)}),
+                empty_label="a catalog.zip whose nebius.csv holds its header only"),
         ])
     if source == "oci":
         return Live({"OCI": f"{p}/data"}, [
@@ -252,19 +271,23 @@ def live_documents(source: str, base: str) -> Live:
         return Live(
             {"CROSSCHECK": f"{p}/fsdl/cloud-gpus.csv",
              "CROSSCHECK_CLOUDGPUS": f"{p}/cloud-gpus/cloud_gpu.json"},
-            [Doc(f"{p}/fsdl/cloud-gpus.csv", "csv", csv_body, _first_lines(csv_body, 1)),
+            [Doc(f"{p}/fsdl/cloud-gpus.csv", "csv", csv_body, _first_lines(csv_body, 1),
+                 empty_label="the CSV header only"),
              Doc(f"{p}/cloud-gpus/cloud_gpu.json", "json", json_body, b'{"data": []}')])
     if source == "epoch":
         body = _fixture(files[0])
         return Live({"EPOCH": f"{p}/data/ml_hardware.csv"},
-                    [Doc(f"{p}/data/ml_hardware.csv", "csv", body, _first_lines(body, 1))])
+                    [Doc(f"{p}/data/ml_hardware.csv", "csv", body, _first_lines(body, 1),
+                         empty_label="the CSV header only")])
     if source == "wikipedia":
         return Live({"WIKIPEDIA": f"{p}/gpu.json"},
                     [Doc(f"{p}/gpu.json", "json", _fixture(files[0]), b"{}")])
     if source == "techpowerup":
-        empty = _fixture("techpowerup/page_without_figures.html")
         return Live({"TECHPOWERUP": f"{p}/gpu-specs/"}, [
-            Doc(f"{p}/gpu-specs/{PurePosixPath(f).stem}", "html", _fixture(f), empty)
+            Doc(f"{p}/gpu-specs/{PurePosixPath(f).stem}", "html", _fixture(f),
+                re.sub(rb"<dl\b.*?</dl>", b"", _fixture(f), flags=re.S),
+                empty_label="the same page (h1.gpudb-name, section.details) without a dt/dd"
+                " row")
             for f in files])
     if source == "rocm":
         from catalog.sources import rocm
@@ -272,28 +295,31 @@ def live_documents(source: str, base: str) -> Live:
         by_name = {PurePosixPath(f).name: _fixture(f) for f in files}
         return Live({"ROCM": f"{p}/docs"}, [
             Doc(f"{p}/docs/{rel}", "markup", by_name[PurePosixPath(rel).name],
-                _list_table_header_only(by_name[PurePosixPath(rel).name]))
+                _list_table_header_only(by_name[PurePosixPath(rel).name]),
+                empty_label="each document's list-tables with their header row only")
             for rel in rocm.FILES])
     if source == "mlperf":
         closed = f"{p}/repos/mlcommons/inference_results_v4.1/contents/closed"
         cpu_only = json.dumps({"submitter": "X", "system_name": "CPU-only server",
                                "accelerator_model_name": "N/A",
                                "accelerators_per_node": 0}).encode()
-        docs: list[Doc] = []
+        systems: list[Doc] = []
         submitters: dict[str, list[dict[str, str]]] = {}
         for f in files:
             sub, name = PurePosixPath(f).parts[-2:]
-            body = json.loads(_fixture(f))
             empty = json.dumps({**json.loads(cpu_only), "submitter": sub}).encode()
-            docs.append(Doc(f"{p}/raw/{sub}/{name}", "json", json.dumps(body).encode(), empty))
+            systems.append(Doc(f"{p}/raw/{sub}/{name}", "json", _fixture(f), empty,
+                               empty_label="a system description without accelerator"
+                               " (accelerator N/A, 0 per node)"))
             submitters.setdefault(sub, []).append(
                 {"name": name, "type": "file", "download_url": f"{base}{p}/raw/{sub}/{name}"})
         listing = [{"name": s, "type": "dir"} for s in sorted(submitters)]
         listing.append({"name": "README.md", "type": "file"})
-        docs.append(Doc(closed, "json", json.dumps(listing).encode(), nav=True))
-        docs += [Doc(f"{closed}/{s}/systems", "json", json.dumps(entries).encode(), nav=True)
-                 for s, entries in submitters.items()]
-        return Live({"MLPERF": closed}, docs)
+        return Live({"MLPERF": closed}, [
+            Doc(closed, "json", json.dumps(listing).encode(), nav=True),
+            *(Doc(f"{closed}/{s}/systems", "json", json.dumps(entries).encode(), nav=True)
+              for s, entries in sorted(submitters.items())),
+            *systems])
     raise KeyError(f"no live documents for source {source!r}: add it to live_documents")
 
 
@@ -555,17 +581,31 @@ def _fetch_rows(data_dir: Path, run_id: str) -> dict[str, list[tuple[str, str | 
     return out
 
 
-def run_one(index: int, assignment: dict[str, str | None], server: MatrixServer,
-            baseline: Path, work: Path) -> list[Observed]:
-    """One refresh run of every source, each failing as `assignment` says (None: control)."""
-    from flows.refresh import refresh_plain
+def run_one(index: int, assignment: dict[str, str | None], baseline: Path, work: Path,
+            fetched: threading.Event | None = None) -> list[Observed]:
+    """One refresh run of every source, each failing as `assignment` says (None: control).
 
-    data_dir = work / f"run-{index:02d}"
-    shutil.copytree(baseline, data_dir)
-    before = _rows_in_force(data_dir)
-    names = sorted(assignment)
-    server.assignment = dict(assignment)
-    summary = refresh_plain(names, data_dir=data_dir)
+    The refresh is refresh_plain's (run_refresh with _fetch_threads); `fetched` is set once
+    every request of the run is over (the fetch phase), so the next run may start then.
+    """
+    from flows.refresh import _fetch_threads, run_refresh
+
+    def fetch_all(names: list[str], on_fetched=None):  # type: ignore[no-untyped-def]
+        try:
+            return _fetch_threads(names, on_fetched)
+        finally:
+            if fetched is not None:
+                fetched.set()
+
+    try:
+        data_dir = work / f"run-{index:02d}"
+        shutil.copytree(baseline, data_dir)
+        before = _rows_in_force(data_dir)
+        names = sorted(assignment)
+        summary = run_refresh(names, fetch_all, data_dir)
+    finally:
+        if fetched is not None:
+            fetched.set()
     after = _rows_in_force(data_dir) if summary.published else {}
     fetches = _fetch_rows(data_dir, summary.run_id)
     by_source = {s.source: s for s in summary.sources}
@@ -590,15 +630,29 @@ def run_one(index: int, assignment: dict[str, str | None], server: MatrixServer,
     return observed
 
 
+PIPELINE_DEPTH = 2  # runs in flight: a run's load/build/publish overlaps the next run's fetch
+
+
 def run_matrix(baseline: Path, work: Path, setenv: Callable[[str, str], None],
                names: list[str] | None = None) -> list[Observed]:
-    """Every run of the schedule against one server; call inside fast_clients()."""
+    """Every run of the schedule against one server; call inside fast_clients().
+
+    Runs are pipelined in threads: run k+1 starts (and the server switches to its faults) only
+    once every request of run k is over, so the fetch phases never overlap, while run k's
+    loading, model build and publish (its own data directory) go on beside run k+1's fetch.
+    """
     names = sorted(names or GOOD_FIXTURES)
     server = MatrixServer(names)
-    observed: list[Observed] = []
-    with server.serving():
+    with server.serving(), ThreadPoolExecutor(max_workers=PIPELINE_DEPTH) as pool:
         for key, value in server.env.items():
             setenv(key, value)
+        futures: list[Future[list[Observed]]] = []
         for index, assignment in enumerate(schedule(names)):
-            observed += run_one(index, assignment, server, baseline, work)
-    return observed
+            fetched = threading.Event()
+            server.assignment = dict(assignment)
+            future = pool.submit(run_one, index, assignment, baseline, work, fetched)
+            futures.append(future)
+            while not fetched.wait(0.05):  # this run's requests are over (or it failed)
+                if future.done():
+                    break
+        return [o for future in futures for o in future.result()]
