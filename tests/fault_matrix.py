@@ -442,7 +442,7 @@ def fault_server(route: Callable[[str], Reply | Action]) -> Iterator[str]:
 
 
 class MatrixServer:
-    """Serves every source's good live walk; `assign` says which source fails and how."""
+    """Serves every source's good live walk; `assignment` says which source fails and how."""
 
     def __init__(self, names: list[str]) -> None:
         self.names = names
