@@ -83,14 +83,20 @@ def fetch_source(name: str) -> Fetched:
 
     A source whose feed has independent parts (SkyPilot: one CSV per cloud) defines
     `fetch_each()` -> (payloads, {stream: error}) so a failing part is recorded on its own.
+    A fetch that returns nothing at all (no payload, no failed part) is an EmptyPayloadError,
+    never a silent 'unchanged'.
     """
     module = sources.get(name)
     if hasattr(module, "fetch_each"):
         payloads, errors = module.fetch_each()
         if not payloads and errors:
             raise PartsFailedError(name, dict(errors))
-        return Fetched(list(payloads), dict(errors))
-    return Fetched(list(module.fetch()))
+        fetched = Fetched(list(payloads), dict(errors))
+    else:
+        fetched = Fetched(list(module.fetch()))
+    if not fetched.payloads and not fetched.errors:  # e.g. a listing that lists nothing
+        raise EmptyPayloadError(f"{name}: the live fetch found nothing to fetch")
+    return fetched
 
 
 def _merge(results: list[ParseResult], stream: str) -> ParseResult:

@@ -1,47 +1,99 @@
 """Fault injection for every live source, against a loopback HTTP server.
 
-Shared by tests/test_faults.py (which asserts every scenario) and
-scripts/reliability_table.py (which writes docs/reliability.md from the observed results).
-
-For each fault, every live source but one is pointed at a server that misbehaves in that
-way while a control source is served a good payload; each source first holds good data
-(replayed from its fixture). Observed: the failing sources' named error, whether the run
-still published, whether the control source went live, and whether the failing sources'
-last good data stayed in force.
+Shared by tests/test_faults.py (which asserts every scenario) and scripts/reliability_table.py
+(which writes docs/reliability.md from the observed results). The method is METHOD below,
+printed at the top of docs/reliability.md.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import shutil
 import socket
 import struct
+import tempfile
 import threading
 import time
+import zipfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import duckdb
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
-# source -> (good fixture, format). Every registered source must have an entry
+METHOD = """\
+* **Baseline.** Every source first holds good data, replayed from its fixtures under
+  `tests/fixtures/<source>/` (`GOOD_FIXTURES`), and the warehouse is published.
+* **One loopback server** (127.0.0.1, a thread per connection) serves every source's whole good
+  live walk, built from the same fixtures (table "Live walks" below): AWS offer index -> EC2
+  region index -> regional CSV, gpuhunt version file -> catalog zip, the two OCI estimator
+  documents, Vast's POST search, the MLPerf contents listings -> system files, each TechPowerUp
+  page and ROCm file, both crosscheck tables. Every source is pointed at it through
+  `GPUCOST_SOURCE_URL_<NAME>` (crosscheck's second table through
+  `GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS`), and the real `refresh` (`refresh_plain`: fetch
+  all sources concurrently, save raw, parse, load, build, check, publish) runs against it.
+* **Which requests a fault hits.** In a run, each source is given one fault or none (a
+  control). Transport faults (HTTP 500, HTTP 429, timeout, connection reset, truncated body,
+  over the size cap) hit EVERY request of the failing source, navigation documents included,
+  and every retry: the host misbehaves, so a multi-step walk fails at its first request.
+  Content faults (changed layout, empty catalog, non-UTF-8 bytes, wrong content type) hit every
+  DATA document of the failing source, i.e. every document its parser reads; the navigation
+  documents that only lead to them (AWS indexes, gpuhunt version file, MLPerf listings) stay
+  good so the fault reaches the parser. Bodies are per document format (JSON, CSV, HTML,
+  RST/MyST markup, zip); "empty catalog" is the source's own well-formed document with no
+  offer or accelerator (an Azure page with `Items: []`, a CSV header, a list-table header,
+  `{}`, a system description without accelerator...). `robots.txt` is always 404.
+* **Schedule** (13 refresh runs, each (source, fault) pair exactly once): two runs for the
+  timeout fault, half of the sources timing out while the other half are controls; then 11
+  runs in which source *i* (alphabetical) gets slot (*i* + *k*) mod 11 of [the 9 other faults,
+  control, control], so every run has 2 to 4 controls while the other sources fail, each with
+  its own fault, at the same time. Faults therefore run side by side, which tests isolation
+  harder than one fault at a time and needs 13 publishes instead of 20. Each run works on its
+  own copy of the baseline. Runs are pipelined in two threads: run k+1 starts, and the server
+  switches to its faults, only once every request of run k is over (fetch phases never
+  overlap), while run k's loading, model build and publish go on.
+* **A scenario passes** when every fetch row the run recorded for the failing source is
+  `failed` with an expected named error, the run still published, every control of the run
+  went live, the failing source's rows in force are unchanged (and were > 0), and no source's
+  rows in force dropped in that run.
+"""
+
+# source -> the fixtures (under tests/fixtures) its baseline is replayed from and its good live
+# documents are built from. Every registered source must have an entry
 # (tests/test_faults.py::test_every_live_source_is_in_the_fault_matrix).
-GOOD_FIXTURES: dict[str, tuple[str, str]] = {
-    "azure": ("azure/eastus2_gpu_page_6items.json", "json"),
-    "skypilot": ("skypilot/lambda_vms_tiny.csv", "csv"),
-    "lambda": ("lambda/lambda_2026_tabs_min.html", "html"),
+GOOD_FIXTURES: dict[str, tuple[str, ...]] = {
+    "aws": ("aws/ec2_offer_file_gpu_slice.csv",),
+    "azure": ("azure/eastus2_gpu_page_6items.json",),
+    "crosscheck": ("crosscheck/fullstack_min.csv", "crosscheck/cloud_gpu_min.json"),
+    "epoch": ("epoch/ml_hardware_min.csv",),
+    "gpuhunt": ("gpuhunt/nebius.csv",),
+    "lambda": ("lambda/lambda_2026_tabs_min.html",),
+    "mlperf": ("mlperf/AMD/8xMI300X_2xEPYC-9374F.json",
+               "mlperf/NVIDIA/DGX-H100_H100-SXM-80GBx8_TRT.json"),
+    "oci": ("oci/shapes.json", "oci/products.json"),  # replayed as one zip, as fetched live
+    "rocm": ("rocm/gpu-arch-specs.rst", "rocm/mi300.md", "rocm/mi250.md"),
+    "runpod": ("runpod/jsonld_min.html",),
+    "skypilot": ("skypilot/lambda_vms_tiny.csv",),
+    "techpowerup": ("techpowerup/h100-sxm5-80-gb.c3900.html",
+                    "techpowerup/geforce-rtx-4090.c3889.html",
+                    "techpowerup/radeon-instinct-mi300x.c4179.html"),
+    "vast": ("vast/bundles_305_offers.json",),
+    "wikipedia": ("wikipedia/gpu_min.json",),
 }
-# the control source served good data while the others fail; its own faults use the other
-CONTROLS = ("lambda", "azure")
+GPUHUNT_VERSION = "20260819-4242"
 
 TIMEOUT_S = 0.4  # client read timeout during the fault runs
-SIZE_CAP = 64 * 1024  # client size cap during the fault runs
+SIZE_CAP = 256 * 1024  # client size cap during the fault runs (Vast's fixture is 100 KB)
 
 Reply = tuple[int, dict[str, str], bytes]
+Action = str  # "timeout" | "connection_reset" | "truncated_body": the handler misbehaves
 
 
 @dataclass(frozen=True)
@@ -49,111 +101,288 @@ class Fault:
     name: str
     description: str
     expected: frozenset[str]  # error names that count as the right, named error
+    transport: bool  # hits every request (True) or the data documents only (False)
 
 
 FAULTS = [
-    Fault("http_500", "HTTP 500 on every request", frozenset({"HttpStatusError"})),
+    Fault("http_500", "HTTP 500 on every request", frozenset({"HttpStatusError"}), True),
     Fault("http_429", "HTTP 429 with Retry-After: 0, every time",
-          frozenset({"HttpStatusError"})),
-    Fault("timeout", "no response within the read timeout", frozenset({"UnreachableError"})),
+          frozenset({"HttpStatusError"}), True),
+    Fault("timeout", "no response within the read timeout", frozenset({"UnreachableError"}),
+          True),
     Fault("connection_reset", "TCP reset before any response",
-          frozenset({"UnreachableError"})),
+          frozenset({"UnreachableError"}), True),
     Fault("truncated_body", "Content-Length promises more than is sent, then close",
-          frozenset({"TruncatedResponseError"})),
-    Fault("changed_layout", "200 with a well-formed document of another layout",
-          frozenset({"ParseError"})),
-    Fault("empty_catalog", "200 with a well-formed document holding no offers",
-          frozenset({"EmptyPayloadError"})),
+          frozenset({"TruncatedResponseError"}), True),
     Fault("over_size_cap", "a body larger than the size cap",
-          frozenset({"ResponseTooLargeError"})),
-    Fault("non_utf8", "200 with bytes that are not UTF-8", frozenset({"ParseError"})),
+          frozenset({"ResponseTooLargeError"}), True),
+    Fault("changed_layout", "200 with a well-formed document of another layout",
+          frozenset({"ParseError"}), False),
+    Fault("empty_catalog", "200 with a well-formed document holding no offers / accelerators",
+          frozenset({"EmptyPayloadError"}), False),
+    Fault("non_utf8", "200 with bytes that are not UTF-8", frozenset({"ParseError"}), False),
     Fault("wrong_content_type", "200 with a document of another type (HTML for JSON...)",
-          frozenset({"ParseError"})),
+          frozenset({"ParseError"}), False),
 ]
+FAULT = {f.name: f for f in FAULTS}
+
+# (fault, source) -> the named errors expected instead of the fault's, with the reason
+EXPECTED_INSTEAD: dict[tuple[str, str], tuple[frozenset[str], str]] = {
+    ("empty_catalog", "mlperf"): (
+        frozenset({"RowCountCollapseError"}),
+        "a system description without accelerator is valid (a CPU-only system: a reject, no "
+        "figure), so the loader's row-count guard refuses it against the stream's last good "
+        "rows"),
+}
 
 
-@contextmanager
-def fast_clients() -> Iterator[None]:
-    """Short timeouts, a small size cap, no backoff, one SkyPilot cloud; restored after."""
-    import importlib
+def expected_errors(fault: str, source: str) -> frozenset[str]:
+    return EXPECTED_INSTEAD.get((fault, source), (FAULT[fault].expected, ""))[0]
 
-    import catalog.http
-    from catalog import sources
 
-    patches: list[tuple[object, str, object]] = [
-        (catalog.http, "DEFAULT_TIMEOUT", (TIMEOUT_S, TIMEOUT_S)),
-        (catalog.http, "DEFAULT_MAX_BYTES", SIZE_CAP),
-        (catalog.http, "HTML_MIN_INTERVAL_S", 0.0),
-        (sources.get("skypilot"), "CLOUDS", ("lambda",)),
+# ---- the schedule ---------------------------------------------------------------------------
+
+def schedule(names: list[str]) -> list[dict[str, str | None]]:
+    """Runs as {source: fault name, or None for a control}; each (source, fault) exactly once."""
+    names = sorted(names)
+    runs: list[dict[str, str | None]] = [
+        {s: ("timeout" if i % 2 == parity else None) for i, s in enumerate(names)}
+        for parity in (0, 1)
     ]
-    for name in sources.names():
-        module = importlib.import_module(sources._MODULES[name])
-        if hasattr(module, "BACKOFF_S"):
-            patches.append((module, "BACKOFF_S", 0.0))
-    saved = [(obj, attr, getattr(obj, attr)) for obj, attr, _ in patches]
-    for obj, attr, value in patches:
-        setattr(obj, attr, value)
-    try:
-        yield
-    finally:
-        for obj, attr, value in saved:
-            setattr(obj, attr, value)
+    slots: list[str | None] = [f.name for f in FAULTS if f.name != "timeout"] + [None, None]
+    for k in range(len(slots)):
+        runs.append({s: slots[(i + k) % len(slots)] for i, s in enumerate(names)})
+    return runs
 
 
-def good_body(source: str, *, for_live: bool = True) -> bytes:
-    path, fmt = GOOD_FIXTURES[source]
-    body = (FIXTURES / path).read_bytes()
-    if for_live and fmt == "json":  # a single page: never follow a recorded NextPageLink
-        doc = json.loads(body)
-        doc["NextPageLink"] = None
-        body = json.dumps(doc).encode()
-    return body
+# ---- the good live documents of every source ------------------------------------------------
+
+@dataclass(frozen=True)
+class Doc:
+    """One document a source's live fetch requests."""
+
+    path: str  # server path
+    fmt: str  # json | csv | html | markup | zip | text
+    good: bytes
+    empty: bytes = b""  # the source's well-formed document with no offers / accelerators
+    nav: bool = False  # navigation only (an index, a listing): content faults leave it good
+    method: str = "GET"
+    empty_label: str = ""  # how docs/reliability.md describes `empty` (else its first bytes)
 
 
-def fault_reply(fault: str, fmt: str, source: str) -> Reply | str:
-    """What the server sends for a fault: a reply, or an action name the handler performs."""
-    ctype = {"json": "application/json", "csv": "text/csv", "html": "text/html"}[fmt]
+@dataclass
+class Live:
+    env: dict[str, str]  # GPUCOST_SOURCE_URL_<suffix> -> server path
+    docs: list[Doc] = field(default_factory=list)
+
+
+def _fixture(rel: str) -> bytes:
+    return (FIXTURES / rel).read_bytes()
+
+
+def make_zip(members: dict[str, bytes]) -> bytes:
+    """A zip with fixed timestamps (the same members always give the same bytes)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in members.items():
+            archive.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), content)
+    return buffer.getvalue()
+
+
+def _first_lines(body: bytes, n: int) -> bytes:
+    return b"".join(body.splitlines(keepends=True)[:n])
+
+
+def _list_table_header_only(body: bytes) -> bytes:
+    """Only the document's list-tables, each cut after its header row: tables, no part."""
+    out: list[bytes] = []
+    rows_seen = 0
+    in_table = False
+    for line in body.splitlines(keepends=True):
+        stripped = line.strip()
+        if b"list-table" in stripped:
+            in_table, rows_seen = True, 0
+        elif in_table and (stripped == b"*" or stripped.startswith(b"* ")):
+            rows_seen += 1
+        elif in_table and stripped.startswith(b"```"):
+            out.append(line)
+            in_table = False
+        if in_table and rows_seen <= 1:
+            out.append(line)
+    return b"".join(out)
+
+
+def live_documents(source: str, base: str) -> Live:
+    """What `source`'s live fetch requests from a server at `base`, served good."""
+    p = f"/{source}"
+    files = GOOD_FIXTURES[source]
+    if source == "azure":
+        doc = json.loads(_fixture(files[0]))
+        doc["NextPageLink"] = None  # a single page: never follow a recorded NextPageLink
+        empty = b'{"BillingCurrency": "USD", "Items": [], "NextPageLink": null, "Count": 0}'
+        return Live({"AZURE": f"{p}/api/retail/prices"},
+                    [Doc(f"{p}/api/retail/prices", "json", json.dumps(doc).encode(), empty)])
+    if source == "skypilot":
+        body = _fixture(files[0])
+        return Live({"SKYPILOT": f"{p}/catalogs"},
+                    [Doc(f"{p}/catalogs/lambda/vms.csv", "csv", body, _first_lines(body, 1),
+                         empty_label="the CSV header only")])
+    if source in ("lambda", "runpod"):
+        empty = _fixture({"lambda": "lambda/layout_without_prices.html",
+                          "runpod": "runpod/no_prices.html"}[source])
+        return Live({source.upper(): f"{p}/pricing"},
+                    [Doc(f"{p}/pricing", "html", _fixture(files[0]), empty,
+                         empty_label="the pricing layout without a priced row")])
+    if source == "aws":
+        root = f"{p}/offers/v1.0/aws"
+        index = {"formatVersion": "v1.0", "offers": {"AmazonEC2": {
+            "offerCode": "AmazonEC2",
+            "currentRegionIndexUrl": f"{root}/AmazonEC2/current/region_index.json"}}}
+        regions = {"formatVersion": "v1.0", "regions": {"us-east-1": {
+            "regionCode": "us-east-1",
+            "currentVersionUrl": f"{root}/AmazonEC2/20250912225308/us-east-1/index.json"}}}
+        body = _fixture(files[0])
+        return Live({"AWS": f"{root}/index.json"}, [
+            Doc(f"{root}/index.json", "json", json.dumps(index).encode(), nav=True),
+            Doc(f"{root}/AmazonEC2/current/region_index.json", "json",
+                json.dumps(regions).encode(), nav=True),
+            Doc(f"{root}/AmazonEC2/20250912225308/us-east-1/index.csv", "csv", body,
+                _first_lines(body, 6), empty_label="the offer file's 5-line preamble and"
+                " header, no row"),
+        ])
+    if source == "vast":
+        return Live({"VAST": f"{p}/api/v0/bundles/"},
+                    [Doc(f"{p}/api/v0/bundles/", "json", _fixture(files[0]), b'{"offers": []}',
+                         method="POST")])
+    if source == "gpuhunt":
+        body = _fixture(files[0])
+        return Live({"GPUHUNT": p}, [
+            Doc(f"{p}/v3/nebius/version", "text", f"{GPUHUNT_VERSION}\n".encode(), nav=True),
+            Doc(f"{p}/v3/nebius/{GPUHUNT_VERSION}/catalog.zip", "zip",
+                make_zip({"nebius.csv": body}), make_zip({"nebius.csv": _first_lines(body, 1)}),
+                empty_label="a catalog.zip whose nebius.csv holds its header only"),
+        ])
+    if source == "oci":
+        return Live({"OCI": f"{p}/data"}, [
+            Doc(f"{p}/data/{PurePosixPath(f).name}", "json", _fixture(f), b'{"items": []}')
+            for f in files])
+    if source == "crosscheck":
+        csv_body, json_body = _fixture(files[0]), _fixture(files[1])
+        return Live(
+            {"CROSSCHECK": f"{p}/fsdl/cloud-gpus.csv",
+             "CROSSCHECK_CLOUDGPUS": f"{p}/cloud-gpus/cloud_gpu.json"},
+            [Doc(f"{p}/fsdl/cloud-gpus.csv", "csv", csv_body, _first_lines(csv_body, 1),
+                 empty_label="the CSV header only"),
+             Doc(f"{p}/cloud-gpus/cloud_gpu.json", "json", json_body, b'{"data": []}')])
+    if source == "epoch":
+        body = _fixture(files[0])
+        return Live({"EPOCH": f"{p}/data/ml_hardware.csv"},
+                    [Doc(f"{p}/data/ml_hardware.csv", "csv", body, _first_lines(body, 1),
+                         empty_label="the CSV header only")])
+    if source == "wikipedia":
+        return Live({"WIKIPEDIA": f"{p}/gpu.json"},
+                    [Doc(f"{p}/gpu.json", "json", _fixture(files[0]), b"{}")])
+    if source == "techpowerup":
+        return Live({"TECHPOWERUP": f"{p}/gpu-specs/"}, [
+            Doc(f"{p}/gpu-specs/{PurePosixPath(f).stem}", "html", _fixture(f),
+                re.sub(rb"<dl\b.*?</dl>", b"", _fixture(f), flags=re.S),
+                empty_label="the same page (h1.gpudb-name, section.details) without a dt/dd"
+                " row")
+            for f in files])
+    if source == "rocm":
+        from catalog.sources import rocm
+
+        by_name = {PurePosixPath(f).name: _fixture(f) for f in files}
+        return Live({"ROCM": f"{p}/docs"}, [
+            Doc(f"{p}/docs/{rel}", "markup", by_name[PurePosixPath(rel).name],
+                _list_table_header_only(by_name[PurePosixPath(rel).name]),
+                empty_label="each document's list-tables with their header row only")
+            for rel in rocm.FILES])
+    if source == "mlperf":
+        closed = f"{p}/repos/mlcommons/inference_results_v4.1/contents/closed"
+        cpu_only = json.dumps({"submitter": "X", "system_name": "CPU-only server",
+                               "accelerator_model_name": "N/A",
+                               "accelerators_per_node": 0}).encode()
+        systems: list[Doc] = []
+        submitters: dict[str, list[dict[str, str]]] = {}
+        for f in files:
+            sub, name = PurePosixPath(f).parts[-2:]
+            empty = json.dumps({**json.loads(cpu_only), "submitter": sub}).encode()
+            systems.append(Doc(f"{p}/raw/{sub}/{name}", "json", _fixture(f), empty,
+                               empty_label="a system description without accelerator"
+                               " (accelerator N/A, 0 per node)"))
+            submitters.setdefault(sub, []).append(
+                {"name": name, "type": "file", "download_url": f"{base}{p}/raw/{sub}/{name}"})
+        listing = [{"name": s, "type": "dir"} for s in sorted(submitters)]
+        listing.append({"name": "README.md", "type": "file"})
+        return Live({"MLPERF": closed}, [
+            Doc(closed, "json", json.dumps(listing).encode(), nav=True),
+            *(Doc(f"{closed}/{s}/systems", "json", json.dumps(entries).encode(), nav=True)
+              for s, entries in sorted(submitters.items())),
+            *systems])
+    raise KeyError(f"no live documents for source {source!r}: add it to live_documents")
+
+
+# ---- what a failing source is sent ---------------------------------------------------------
+
+CONTENT_TYPES = {"json": "application/json", "csv": "text/csv", "html": "text/html",
+                 "markup": "text/plain; charset=utf-8", "zip": "application/zip",
+                 "text": "text/plain"}
+CHANGED_CSV = b"gpu,hourly_usd\nH100,2.5\nA100,1.2\n"
+CHANGED_LAYOUT = {
+    "json": b'{"data": {"prices": [{"gpu": "H100", "usd": 2.5}]}, "next": null}',
+    "csv": CHANGED_CSV,
+    "html": b"<html><body><h1>New pricing</h1><div class='card'>H100 from $2.49</div>"
+            b"</body></html>",
+    "markup": b"# GPU specifications\n\n| Model | VRAM | Peak TFLOPS |\n| --- | --- | --- |\n"
+              b"| MI300X | 192 GB | 1307.4 |\n",
+    "zip": make_zip({"nebius.csv": CHANGED_CSV}),
+}
+ERROR_PAGE = b"<!doctype html><html><body><p>Service temporarily moved</p></body></html>"
+
+
+def fault_reply(fault: str, doc: Doc) -> Reply | Action:
+    """What the server sends for `doc` to a source failing with `fault`."""
+    ctype = {"Content-Type": CONTENT_TYPES[doc.fmt]}
+    if not FAULT[fault].transport and doc.nav:
+        return 200, ctype, doc.good
     if fault == "http_500":
         return 500, {}, b"internal error"
     if fault == "http_429":
         return 429, {"Retry-After": "0"}, b"slow down"
     if fault in ("timeout", "connection_reset", "truncated_body"):
         return fault
-    if fault == "changed_layout":
-        body = {
-            "json": b'{"data": {"prices": [{"gpu": "H100", "usd": 2.5}]}, "next": null}',
-            "csv": b"gpu,hourly_usd\nH100,2.5\nA100,1.2\n",
-            "html": b"<html><body><h1>New pricing</h1><div class='card'>H100 from $2.49"
-                    b"</div></body></html>",
-        }[fmt]
-        return 200, {"Content-Type": ctype}, body
-    if fault == "empty_catalog":
-        if fmt == "json":
-            body = b'{"BillingCurrency": "USD", "Items": [], "NextPageLink": null, "Count": 0}'
-        elif fmt == "csv":
-            body = good_body(source).splitlines(keepends=True)[0]
-        else:
-            body = (FIXTURES / "lambda" / "layout_without_prices.html").read_bytes()
-        return 200, {"Content-Type": ctype}, body
     if fault == "over_size_cap":
-        return 200, {"Content-Type": ctype}, good_body(source) + b" " * (SIZE_CAP * 2)
+        return 200, ctype, doc.good + b" " * (SIZE_CAP * 2)
+    if fault == "changed_layout":
+        return 200, ctype, CHANGED_LAYOUT[doc.fmt]
+    if fault == "empty_catalog":
+        return 200, ctype, doc.empty
     if fault == "non_utf8":
-        return 200, {"Content-Type": ctype}, bytes(range(128, 256)) * 64
+        return 200, ctype, bytes(range(128, 256)) * 64
     if fault == "wrong_content_type":
-        if fmt == "html":
+        if doc.fmt == "html":
             return 200, {"Content-Type": "application/json"}, b'{"message": "moved"}'
-        return 200, {"Content-Type": "text/html"}, (
-            b"<!doctype html><html><body><p>Service temporarily moved</p></body></html>")
+        return 200, {"Content-Type": "text/html"}, ERROR_PAGE
     raise ValueError(fault)
 
 
+# ---- the loopback server --------------------------------------------------------------------
+
 @contextmanager
-def fault_server(route: Callable[[str], Reply | str]) -> Iterator[str]:
-    """A loopback server; `route(path)` gives a reply or an action (timeout, reset...)."""
+def loopback_server(route: Callable[[str, str], Reply | Action]) -> Iterator[str]:
+    """A threaded loopback server; `route(method, path)` gives a reply or an action.
+
+    Every connection has its own thread, so a request held back (the timeout fault) never
+    delays the other sources' requests.
+    """
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
-            reply = route(self.path)
+        def _answer(self, method: str) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length:
+                self.rfile.read(length)
+            reply = route(method, self.path)
             if reply == "timeout":
                 time.sleep(TIMEOUT_S * 3)
                 return
@@ -181,12 +410,22 @@ def fault_server(route: Callable[[str], Reply | str]) -> Iterator[str]:
             except (BrokenPipeError, ConnectionResetError):
                 pass
 
+        def do_GET(self) -> None:  # noqa: N802
+            self._answer("GET")
+
+        def do_POST(self) -> None:  # noqa: N802
+            self._answer("POST")
+
         def log_message(self, *args: object) -> None:
             pass
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 128  # every source connects at once: never drop a SYN
+
+    httpd = Server(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}"
@@ -195,24 +434,130 @@ def fault_server(route: Callable[[str], Reply | str]) -> Iterator[str]:
         httpd.server_close()
 
 
+@contextmanager
+def fault_server(route: Callable[[str], Reply | Action]) -> Iterator[str]:
+    """A loopback server; `route(path)` gives a reply or an action (timeout, reset...)."""
+    with loopback_server(lambda method, path: route(path)) as base:
+        yield base
+
+
+class MatrixServer:
+    """Serves every source's good live walk; `assignment` says which source fails and how."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.assignment: dict[str, str | None] = {}
+        self.docs: dict[str, tuple[str, Doc]] = {}
+        self.env: dict[str, str] = {}
+        self.base = ""
+
+    def route(self, method: str, path: str) -> Reply | Action:
+        if path.split("?", 1)[0] == "/robots.txt":
+            return 404, {}, b""
+        found = self.docs.get(path.split("?", 1)[0])
+        if found is None:
+            return 404, {}, b"not found"
+        source, doc = found
+        fault = self.assignment.get(source)
+        if fault is None:
+            if method != doc.method:
+                return 405, {}, b"method not allowed"
+            return 200, {"Content-Type": CONTENT_TYPES[doc.fmt]}, doc.good
+        return fault_reply(fault, doc)
+
+    @contextmanager
+    def serving(self) -> Iterator[MatrixServer]:
+        with loopback_server(self.route) as base:
+            self.base = base
+            for source in self.names:
+                live = live_documents(source, base)
+                for suffix, path in live.env.items():
+                    self.env[f"GPUCOST_SOURCE_URL_{suffix}"] = base + path
+                for doc in live.docs:
+                    self.docs[doc.path] = (source, doc)
+            yield self
+
+
+# ---- client settings, baseline, runs --------------------------------------------------------
+
+@contextmanager
+def fast_clients() -> Iterator[None]:
+    """Short timeouts, a small size cap, no backoff or politeness delay, and each multi-part
+    source limited to the parts its fixtures cover; restored after."""
+    import importlib
+
+    import catalog.http
+    from catalog import sources
+
+    patches: list[tuple[object, str, object]] = [
+        (catalog.http, "DEFAULT_TIMEOUT", (TIMEOUT_S, TIMEOUT_S)),
+        (catalog.http, "DEFAULT_MAX_BYTES", SIZE_CAP),
+        (catalog.http, "HTML_MIN_INTERVAL_S", 0.0),
+        (catalog.http, "ROBOTS_TIMEOUT", (TIMEOUT_S, TIMEOUT_S)),
+        (sources.get("skypilot"), "CLOUDS", ("lambda",)),
+        (sources.get("aws"), "REGIONS", ("us-east-1",)),
+        (sources.get("gpuhunt"), "PROVIDERS", ("nebius",)),
+        (sources.get("techpowerup"), "PAGES",
+         tuple(PurePosixPath(f).stem for f in GOOD_FIXTURES["techpowerup"])),
+    ]
+    for name in sources.names():
+        module = importlib.import_module(sources._MODULES[name])
+        for attr in ("BACKOFF_S", "POLITENESS_S"):
+            if hasattr(module, attr):
+                patches.append((module, attr, 0.0))
+    saved = [(obj, attr, getattr(obj, attr)) for obj, attr, _ in patches]
+    for obj, attr, value in patches:
+        setattr(obj, attr, value)
+    try:
+        yield
+    finally:
+        for obj, attr, value in saved:
+            setattr(obj, attr, value)
+
+
+def baseline_files(source: str, tmp: Path) -> list[Path]:
+    """The files replayed for `source`'s baseline (OCI: its two documents zipped as live)."""
+    files = [FIXTURES / f for f in GOOD_FIXTURES[source]]
+    if source == "oci":
+        zipped = tmp / "cost_estimator.zip"
+        zipped.write_bytes(make_zip({f.name: f.read_bytes() for f in files}))
+        return [zipped]
+    return files
+
+
+def make_baseline(data_dir: Path) -> None:
+    """Every source holds good data, replayed from its fixtures, and is published."""
+    from flows.pipeline import ingest_files, publish
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for source in GOOD_FIXTURES:
+            ingest_files(source, baseline_files(source, Path(tmp)), data_dir=data_dir,
+                         rebuild=False)
+    publish(data_dir)
+
+
 @dataclass
 class Observed:
+    run: int
     fault: str
     source: str
     status: str  # the source's status in the run summary
-    error_type: str | None
-    error: str | None
+    error_types: list[str]  # the named errors of every fetch row the run recorded for it
+    error: str | None  # the first of them (summary)
     published: bool
-    control_live: bool
+    controls: list[str]
+    controls_live: bool
     rows_before: int
     rows_after: int
+    lost: list[str]  # sources whose rows in force dropped in this run (must be none)
     expected: frozenset[str]
 
     @property
     def ok(self) -> bool:
-        return (self.status in ("failed", "stale") and self.error_type in self.expected
-                and self.published and self.control_live and self.rows_after == self.rows_before
-                and self.rows_before > 0)
+        return (self.status in ("failed", "stale") and bool(self.error_types)
+                and set(self.error_types) <= self.expected and self.published
+                and self.controls_live and self.rows_after == self.rows_before > 0
+                and not self.lost)
 
 
 def _rows_in_force(data_dir: Path) -> dict[str, int]:
@@ -223,53 +568,91 @@ def _rows_in_force(data_dir: Path) -> dict[str, int]:
         con.close()
 
 
-def make_baseline(data_dir: Path) -> None:
-    """Every source holds good data, replayed from its fixture, and is published."""
-    from flows.pipeline import ingest_files
+def _fetch_rows(data_dir: Path, run_id: str) -> dict[str, list[tuple[str, str | None]]]:
+    con = duckdb.connect(str(data_dir / "raw.duckdb"), read_only=True)
+    try:
+        rows = con.execute("select source, status, error_type from fetches where run_id = ?"
+                           " order by fetch_id", [run_id]).fetchall()
+    finally:
+        con.close()
+    out: dict[str, list[tuple[str, str | None]]] = {}
+    for source, status, error_type in rows:
+        out.setdefault(source, []).append((status, error_type))
+    return out
 
-    for source, (path, _) in GOOD_FIXTURES.items():
-        ingest_files(source, [FIXTURES / path], data_dir=data_dir, rebuild=False)
-    from flows.pipeline import publish
 
-    publish(data_dir)
+def run_one(index: int, assignment: dict[str, str | None], baseline: Path, work: Path,
+            fetched: threading.Event | None = None) -> list[Observed]:
+    """One refresh run of every source, each failing as `assignment` says (None: control).
 
+    The refresh is refresh_plain's (run_refresh with _fetch_threads); `fetched` is set once
+    every request of the run is over (the fetch phase), so the next run may start then.
+    """
+    from flows.refresh import _fetch_threads, run_refresh
 
-def run_fault(fault: Fault, baseline: Path, work: Path, setenv: Callable[[str, str], None],
-              ) -> list[Observed]:
-    """Run `fault` against every source (two runs: all-but-control, then the control)."""
-    from flows.refresh import refresh_plain
+    def fetch_all(names: list[str], on_fetched=None):  # type: ignore[no-untyped-def]
+        try:
+            return _fetch_threads(names, on_fetched)
+        finally:
+            if fetched is not None:
+                fetched.set()
 
-    observed: list[Observed] = []
-    for control in CONTROLS:
-        failing = [s for s in GOOD_FIXTURES if s != control]
-        if control == CONTROLS[1]:
-            failing = [CONTROLS[0]]
-        data_dir = work / f"{fault.name}-{control}"
+    try:
+        data_dir = work / f"run-{index:02d}"
         shutil.copytree(baseline, data_dir)
         before = _rows_in_force(data_dir)
-
-        def route(path: str, failing: list[str] = failing, control: str = control
-                  ) -> Reply | str:
-            top = path.lstrip("/").split("/", 1)[0]
-            if path.endswith("/robots.txt") or path == "/robots.txt":
-                return 404, {}, b""
-            if top == control:
-                return 200, {}, good_body(control)
-            return fault_reply(fault.name, GOOD_FIXTURES[top][1], top)
-
-        with fault_server(route) as base:
-            for source in [*failing, control]:
-                setenv(f"GPUCOST_SOURCE_URL_{source.upper()}", f"{base}/{source}/feed")
-            summary = refresh_plain([*failing, control], data_dir=data_dir)
-        after = _rows_in_force(data_dir) if summary.published else {}
-        by_source = {s.source: s for s in summary.sources}
-        for source in failing:
-            s = by_source[source]
-            observed.append(Observed(
-                fault=fault.name, source=source, status=s.status, error_type=s.error_type,
-                error=s.error, published=summary.published,
-                control_live=by_source[control].status in ("live", "unchanged"),
-                rows_before=before.get(source, 0), rows_after=after.get(source, 0),
-                expected=fault.expected,
-            ))
+        names = sorted(assignment)
+        summary = run_refresh(names, fetch_all, data_dir)
+    finally:
+        if fetched is not None:
+            fetched.set()
+    after = _rows_in_force(data_dir) if summary.published else {}
+    fetches = _fetch_rows(data_dir, summary.run_id)
+    by_source = {s.source: s for s in summary.sources}
+    controls = [s for s in names if assignment[s] is None]
+    controls_live = all(by_source[c].status in ("live", "unchanged") for c in controls)
+    lost = [s for s in names if after.get(s, 0) < before.get(s, 0)]
+    observed = []
+    for source in names:
+        fault = assignment[source]
+        if fault is None:
+            continue
+        rows = fetches.get(source, [])
+        s = by_source[source]
+        observed.append(Observed(
+            run=index, fault=fault, source=source, status=s.status,
+            error_types=[err or f"(status {status}, no error)" for status, err in rows],
+            error=s.error, published=summary.published, controls=controls,
+            controls_live=controls_live, rows_before=before.get(source, 0),
+            rows_after=after.get(source, 0), lost=lost,
+            expected=expected_errors(fault, source),
+        ))
     return observed
+
+
+PIPELINE_DEPTH = 2  # runs in flight: a run's load/build/publish overlaps the next run's fetch
+
+
+def run_matrix(baseline: Path, work: Path, setenv: Callable[[str, str], None],
+               names: list[str] | None = None) -> list[Observed]:
+    """Every run of the schedule against one server; call inside fast_clients().
+
+    Runs are pipelined in threads: run k+1 starts (and the server switches to its faults) only
+    once every request of run k is over, so the fetch phases never overlap, while run k's
+    loading, model build and publish (its own data directory) go on beside run k+1's fetch.
+    """
+    names = sorted(names or GOOD_FIXTURES)
+    server = MatrixServer(names)
+    with server.serving(), ThreadPoolExecutor(max_workers=PIPELINE_DEPTH) as pool:
+        for key, value in server.env.items():
+            setenv(key, value)
+        futures: list[Future[list[Observed]]] = []
+        for index, assignment in enumerate(schedule(names)):
+            fetched = threading.Event()
+            server.assignment = dict(assignment)
+            future = pool.submit(run_one, index, assignment, baseline, work, fetched)
+            futures.append(future)
+            while not fetched.wait(0.05):  # this run's requests are over (or it failed)
+                if future.done():
+                    break
+        return [o for future in futures for o in future.result()]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from catalog.http import USER_AGENT
-from catalog.records import FetchError, HttpStatusError
+from catalog.records import FetchError, HttpStatusError, UnreachableError
 from catalog.sources import aws, crosscheck, gpuhunt, oci, runpod, vast
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -238,3 +238,17 @@ def test_crosscheck_one_table_failing_keeps_the_other(server: LocalServer,
     assert [p.name for p in payloads] == ["cloud-gpus.csv"]
     assert set(failures) == {"cloud-gpus"} and failures["cloud-gpus"].status == 404
     assert crosscheck.parse(payloads[0]).stream == "fullstack"
+
+
+def test_crosscheck_unreachable_host_skips_its_other_table(monkeypatch) -> None:
+    monkeypatch.setattr(crosscheck, "BACKOFF_S", 0.0)
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_CROSSCHECK", "http://127.0.0.1:9/fsdl.csv")
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS", "http://127.0.0.1:9/cg.json")
+    payloads, failures = crosscheck.fetch_each()
+    assert payloads == [] and set(failures) == {"fullstack", "cloud-gpus"}
+    assert all(isinstance(e, UnreachableError) for e in failures.values())
+    assert str(failures["cloud-gpus"]).startswith("not tried")
+    # a table on another host is still tried
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS", "http://localhost:9/cg.json")
+    _, failures = crosscheck.fetch_each()
+    assert not str(failures["cloud-gpus"]).startswith("not tried")

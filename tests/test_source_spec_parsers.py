@@ -154,6 +154,11 @@ def test_wikipedia_bad_payloads() -> None:
         wikipedia.parse(Payload(name="gpu.json", content=b"[]"))
     with pytest.raises(EmptyPayloadError):
         wikipedia.parse(Payload(name="gpu.json", content=b'{"a": {"Model": "X"}}'))
+    with pytest.raises(EmptyPayloadError, match="without a GPU record"):
+        wikipedia.parse(Payload(name="gpu.json", content=b"{}"))
+    changed = b'{"data": {"prices": [{"gpu": "H100", "usd": 2.5}]}, "next": null}'
+    with pytest.raises(ParseError, match="model-name column"):  # a changed layout
+        wikipedia.parse(Payload(name="gpu.json", content=changed))
 
 
 # ------------------------------------------------------------------ ROCm

@@ -186,3 +186,16 @@ def test_mlperf_walks_the_contents_api(server: LocalServer,
     result = mlperf.parse(payloads[0])
     assert result.stream == "NVIDIA/DGX-H100"
     assert {s.metric for s in result.specs} == {"memory_gb", "accelerators_per_system"}
+
+
+def test_mlperf_empty_listing_is_a_named_error(server: LocalServer,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A contents listing without a system file fails loudly (not a silent 'unchanged')."""
+    from catalog.records import EmptyPayloadError
+    from flows.pipeline import fetch_source
+
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_MLPERF", f"{server.base}/closed")
+    server.route = lambda path: _ok(b"[]", "application/json")
+    assert mlperf.fetch_each() == ([], {})
+    with pytest.raises(EmptyPayloadError, match="found nothing to fetch"):
+        fetch_source("mlperf")

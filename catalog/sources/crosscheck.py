@@ -14,6 +14,9 @@ Two human-maintained tables (typed in by people, often stale; never ground truth
   over time, so every ``cost*`` key is read (none is assumed). Live: CLOUD_GPUS_URL
   (override GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS).
 
+Each table is fetched on its own (one failing keeps the other); once a host is unreachable,
+the other table on the same host is not tried (UnreachableError "not tried: ...").
+
 Rows: source "crosscheck", provider = the provider's name normalised to our provider ids
 (PROVIDER_IDS, else lowercase letters and digits), region "", pricing_model on_demand (and
 spot from the FSDL ``Spot`` column), price_per_hour for the instance (cloud-gpus.com: one
@@ -38,6 +41,7 @@ import logging
 import re
 from collections import Counter
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
@@ -50,6 +54,7 @@ from catalog.records import (
     Payload,
     PriceObservation,
     Reject,
+    UnreachableError,
 )
 
 NAME = "crosscheck"
@@ -111,14 +116,21 @@ def fetch_each(
     sess = session or requests.Session()
     payloads: list[Payload] = []
     failures: dict[str, FetchError] = {}
+    unreachable: dict[str, UnreachableError] = {}  # host -> why: its other tables not tried
     try:
         for stream, url, name, ext in feeds:
+            host = urlsplit(url).netloc
+            if host in unreachable:
+                failures[stream] = UnreachableError(f"not tried: {unreachable[host]}")
+                continue
             try:
                 payloads.append(http.fetch(url, name=name, ext=ext, session=sess,
                                            backoff_s=BACKOFF_S))
             except FetchError as exc:
                 log.warning("crosscheck: %s not fetched: %s", stream, exc)
                 failures[stream] = exc
+                if isinstance(exc, UnreachableError):
+                    unreachable[host] = exc
     finally:
         if session is None:
             sess.close()

@@ -26,6 +26,8 @@ figure ("80", "750 W", "181 mm"); a throughput cell may hold two ("73.1 82.6" = 
 boost, the larger is kept). Alternatives ("40 or 80"), ranges ("80-150"), several variants
 ("448.0 576.0" bandwidth) -> Reject("ambiguous_cell"); "nan", "?", "TBD", "Unknown" are
 blanks. Values keep the table's unit; stg_wikipedia__specs converts. Stream "gpu_info_api".
+An object without records -> EmptyPayloadError; records none of which has a model-name column
+(another layout) -> ParseError.
 A name shared by several records (variants the name column does not tell apart) keeps a
 metric only when every record states the same value (Reject("conflicting_duplicates")).
 """
@@ -173,8 +175,14 @@ def parse(payload: Payload) -> ParseResult:
         data = json.loads(payload.content)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ParseError(f"wikipedia {payload.name}: truncated or invalid JSON ({exc})") from exc
-    if not isinstance(data, dict) or not data:
+    if not isinstance(data, dict):
         raise ParseError(f"wikipedia {payload.name}: expected an object of GPU records")
+    if not data:
+        raise EmptyPayloadError(f"wikipedia {payload.name}: an object without a GPU record")
+    if not any(isinstance(r, dict) and any(c in r for c in _NAME_COLUMNS)
+               for r in data.values()):
+        raise ParseError(f"wikipedia {payload.name}: no record has a model-name column "
+                         f"({', '.join(_NAME_COLUMNS[:3])}, ...): not the gpu-info-api layout")
     result = ParseResult(stream=STREAM)
     out = SpecCollector(result, drop_conflicts=True)
     for key, record in data.items():
