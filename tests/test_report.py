@@ -48,7 +48,7 @@ def _with_later_marts(src: Path, dst: Path) -> Path:
     shutil.copy(serving_path(src), serving_path(dst))
     con = duckdb.connect(str(serving_path(dst)))
     con.execute("""
-        create table training_cost as
+        create or replace table training_cost as
         select scenarios.scenario, cost.accelerator_id, cost.price_basis, cost.provider,
             6 * scenarios.params * scenarios.tokens
                 / (cost.peak_dense_tflops * 1e12 * 0.4) / 3600 * cost.price_per_gpu_hour
@@ -59,7 +59,7 @@ def _with_later_marts(src: Path, dst: Path) -> Path:
         where cost.precision = 'bf16' and cost.price_per_gpu_hour is not null
     """)
     con.execute("""
-        create table price_history as
+        create or replace table price_history as
         with daily as (
             select cast(offers.observed_at as date) as day, offers.accelerator_id,
                 offers.provider, offers.pricing_model, offers.currency,
@@ -131,9 +131,10 @@ def test_report_is_self_contained_and_escapes_scraped_text(service_warehouse, tm
     assert "&lt;script&gt;document.title=&#x27;pwned&#x27;&lt;/script&gt;&lt;b&gt;X1" in html
     for chart in CHARTS:
         assert f'data-chart="{chart}"' in html
-    # no training_cost mart in this warehouse: a clear panel instead of the chart
-    assert 'data-chart-missing="training-cost"' in html and "not available" in html
-    assert "the price_history mart is not in this warehouse" in html
+    # every publish builds training_cost and price_history: both are drawn, no stand-in panel
+    assert 'data-chart="training-cost"' in html
+    assert 'data-chart-missing="training-cost"' not in html
+    assert "the price_history mart is not in this warehouse" not in html
 
 
 def test_report_renders_in_chromium(browser, service_warehouse, tmp_path):
@@ -145,7 +146,7 @@ def test_report_renders_in_chromium(browser, service_warehouse, tmp_path):
     for variant, path in pages.items():
         page = browser.load(path)
         assert page.requests() == [path.resolve().as_uri()], variant  # nothing but itself
-        expected = CHARTS + (("training-cost",) if variant == "later" else ())
+        expected = CHARTS + ("training-cost",)
         drawn = {}
         for node in page.select("svg[data-chart]"):
             width, height = page.box(node)
@@ -155,14 +156,12 @@ def test_report_renders_in_chromium(browser, service_warehouse, tmp_path):
         for chart in expected:
             assert chart in drawn, f"{variant}: chart {chart} not in the rendered page"
             for width, height, shapes in drawn[chart]:
-                assert width > 200 and height > 50 and shapes >= 3, (variant, chart)
-        missing = page.select('[data-chart-missing="training-cost"]')
-        if variant == "base":
-            assert len(missing) == 1 and page.box(missing[0])[1] > 20
-            assert page.select('svg[data-chart="price-history"] path.series') == []
-        else:
-            assert missing == []
-            assert page.select('svg[data-chart="price-history"] path.series')
+                # the fixture warehouse prices few platforms: one bar can be the whole chart
+                least = 1 if chart == "training-cost" else 3
+                assert width > 200 and height > 50 and shapes >= least, (variant, chart)
+        # training_cost and price_history are real marts of every publish: both drawn
+        assert page.select('[data-chart-missing="training-cost"]') == [], variant
+        assert page.select('svg[data-chart="price-history"] path.series'), variant
         # the scraped GPU name is text: no element came out of it, and the title is ours
         assert page.select("script") == [] and page.select("td b") == []
         dom = page.html()
@@ -193,8 +192,9 @@ def test_report_reads_later_marts_by_column_role(service_warehouse, tmp_path):
     dst.mkdir()
     shutil.copy(serving_path(service_warehouse), serving_path(dst))
     con = duckdb.connect(str(serving_path(dst)))
-    con.execute("create table training_cost as select 'x' as thing, 1.0 as amount")
-    con.execute("create table price_history as select current_date as when_, 'a' as what")
+    con.execute("create or replace table training_cost as select 'x' as thing, 1.0 as amount")
+    con.execute(
+        "create or replace table price_history as select current_date as when_, 'a' as what")
     con.close()
     html = write_report(dst, tmp_path / "odd.html").read_text()
     assert "training_cost has no recognisable scenario / cost columns" in html
