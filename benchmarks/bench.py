@@ -172,7 +172,7 @@ def step_orchestration(data: Path, mode: str) -> dict:
     doc = json.loads(bodies["azure"])
     doc["NextPageLink"] = None
     bodies["azure"] = json.dumps(doc).encode()
-    sources.get("skypilot").CLOUDS = ("lambda",)
+    os.environ["GPUCOST_SOURCE_PARTS_SKYPILOT"] = "lambda"
 
     def route(path: str):
         top = path.lstrip("/").split("/", 1)[0]

@@ -37,6 +37,10 @@ MAX_RETRY_AFTER_S = 30.0
 # scraped HTML pages: at most one request per host per this many seconds (politeness)
 HTML_MIN_INTERVAL_S = 2.0
 ROBOTS_TIMEOUT = (5.0, 10.0)
+# first retry delay (doubled per attempt) when a source's policy does not set one
+DEFAULT_BACKOFF_S = 1.0
+# multiplies every per-host spacing (scraped pages, paced APIs); tests set it to 0
+PACING = 1.0
 
 _host_lock = threading.Lock()
 _host_next_slot: dict[str, float] = {}
@@ -127,7 +131,7 @@ def fetch(
     timeout: tuple[float, float] | None = None,
     max_bytes: int | None = None,
     retries: int = 3,
-    backoff_s: float = 1.0,
+    backoff_s: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
     html: bool = False,
     min_interval_s: float | None = None,
@@ -141,11 +145,12 @@ def fetch(
 
     `html=True` marks a scraped page: the host's robots.txt is honoured and requests to one
     host are spaced HTML_MIN_INTERVAL_S apart (or `min_interval_s`, which also paces
-    non-HTML requests when given). Defaults (timeout, size cap) are read at call time from
-    the module constants.
+    non-HTML requests when given), times PACING. Defaults (timeout, size cap, backoff) are
+    read at call time from the module constants.
     """
-    spacing = min_interval_s if min_interval_s is not None else (
-        HTML_MIN_INTERVAL_S if html else 0.0)
+    spacing = PACING * (min_interval_s if min_interval_s is not None else (
+        HTML_MIN_INTERVAL_S if html else 0.0))
+    backoff_s = DEFAULT_BACKOFF_S if backoff_s is None else backoff_s
     timeout = timeout or DEFAULT_TIMEOUT
     max_bytes = max_bytes or DEFAULT_MAX_BYTES
     sess = session or requests.Session()

@@ -19,12 +19,12 @@ import duckdb
 from catalog import sources
 from catalog.records import (
     EmptyPayloadError,
-    FetchError,
     ParseResult,
     PartsFailedError,
     Payload,
     SourceError,
 )
+from catalog.sources.base import Fetched
 from models import runner
 from warehouse import data_dir as default_data_dir
 from warehouse import exports
@@ -38,16 +38,12 @@ _DATE_IN_NAME = re.compile(
 )
 
 
-KINDS = ("prices", "specs")
+KINDS = sources.KINDS
 
 
 def source_names(kind: str | None = None) -> list[str]:
-    """Registered sources, all or only those of one KIND ("prices" or "specs")."""
-    if kind is None:
-        return sources.names()
-    if kind not in KINDS:
-        raise ValueError(f"unknown source kind {kind!r}; known: {', '.join(KINDS)}")
-    return [n for n in sources.names() if getattr(sources.get(n), "KIND", None) == kind]
+    """Registered sources, all or only those of one kind ("prices" or "specs")."""
+    return sources.names(kind)
 
 
 def new_run_id() -> str:
@@ -70,33 +66,11 @@ def date_from_name(name: str) -> datetime | None:
         return None
 
 
-@dataclass
-class Fetched:
-    """What a live fetch of one source returned: payloads, and the parts that failed."""
-
-    payloads: list[Payload]
-    errors: dict[str, FetchError] = field(default_factory=dict)  # stream -> error
-
-
 def fetch_source(name: str) -> Fetched:
-    """Live fetch of one source (network only; raises a named FetchError when nothing came).
-
-    A source whose feed has independent parts (SkyPilot: one CSV per cloud) defines
-    `fetch_each()` -> (payloads, {stream: error}) so a failing part is recorded on its own.
-    A fetch that returns nothing at all (no payload, no failed part) is an EmptyPayloadError,
-    never a silent 'unchanged'.
-    """
-    module = sources.get(name)
-    if hasattr(module, "fetch_each"):
-        payloads, errors = module.fetch_each()
-        if not payloads and errors:
-            raise PartsFailedError(name, dict(errors))
-        fetched = Fetched(list(payloads), dict(errors))
-    else:
-        fetched = Fetched(list(module.fetch()))
-    if not fetched.payloads and not fetched.errors:  # e.g. a listing that lists nothing
-        raise EmptyPayloadError(f"{name}: the live fetch found nothing to fetch")
-    return fetched
+    """Live fetch of one source through its contract (catalog.sources.base.Source.fetch):
+    the payloads that came and each failed part's named error; raises a named FetchError
+    when nothing came, EmptyPayloadError when the feed listed nothing to fetch."""
+    return sources.get(name).fetch()
 
 
 def _merge(results: list[ParseResult], stream: str) -> ParseResult:
@@ -123,7 +97,7 @@ def load_pages(
     Each page is saved verbatim; the load is one raw.fetches row whose sha256 is the hash of
     the page hashes, so the row-count guard and 'last good data' apply to the whole walk.
     """
-    module = sources.get(source)
+    parse = sources.get(source).parse
     when = now()
     saved = [store.save_payload(source, p, when) for p in payloads]
     combined = SavedPayload(
@@ -138,7 +112,7 @@ def load_pages(
     try:
         for payload in payloads:
             try:
-                results.append(module.parse(payload))
+                results.append(parse(payload))
             except EmptyPayloadError:
                 continue  # a page without offers is fine; an empty walk is not (below)
         merged = _merge(results, stream)
@@ -168,13 +142,13 @@ def load_payloads(
     observed_at: datetime | None = None,
 ) -> list[LoadOutcome]:
     """Save each payload verbatim, then parse and load it. One bad payload fails alone."""
-    module = sources.get(source)
+    parse = sources.get(source).parse
     outcomes = []
     for payload in payloads:
         when = now()
         saved = store.save_payload(source, payload, observed_at or when)
         try:
-            result = module.parse(payload)
+            result = parse(payload)
         except SourceError as exc:
             outcomes.append(store.record_failure(
                 con, run_id=run_id, source=source, mode=mode, started_at=started_at,
@@ -196,7 +170,7 @@ def load_live(
     fetched: Fetched, started_at: datetime,
 ) -> list[LoadOutcome]:
     """Load a live fetch: pages merged when the source says so, failed parts recorded."""
-    stream = getattr(sources.get(source), "LIVE_STREAM", None)
+    stream = sources.get(source).live_stream
     if stream and fetched.payloads:
         outcomes = [load_pages(store, con, run_id=run_id, source=source,
                                payloads=fetched.payloads, stream=stream, started_at=started_at)]
@@ -320,8 +294,7 @@ def ingest_files(
     from warehouse.publish import writer_lock
 
     data_dir = Path(data_dir or default_data_dir())
-    module = sources.get(source)  # fail early on an unknown source
-    del module
+    sources.get(source)  # fail early on an unknown source
     store = RawStore(data_dir)
     run_id = new_run_id()
     with writer_lock(data_dir):

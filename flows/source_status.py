@@ -46,7 +46,7 @@ def source_rows(con: Any, max_age_hours: float = DEFAULT_MAX_AGE_HOURS) -> list[
     for name in sorted(set(seen) | set(sources.names())):
         row = seen.get(name) or {"source": name}
         try:
-            kind = getattr(sources.get(name), "KIND", "")
+            kind = sources.get(name).kind
         except KeyError:
             kind = "prices" if name == "reference" else ""
         row = {"source": name, "kind": kind, **{k: v for k, v in row.items() if k != "source"}}

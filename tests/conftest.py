@@ -38,10 +38,13 @@ def shared_data() -> Path:
 
 @pytest.fixture(autouse=True)
 def _no_politeness_delays(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests talk to loopback servers: no per-host spacing, no robots.txt cache across tests."""
+    """Tests talk to loopback servers: no per-host spacing, no retry backoff, no robots.txt
+    cache across tests."""
     import catalog.http
 
     monkeypatch.setattr(catalog.http, "HTML_MIN_INTERVAL_S", 0.0)
+    monkeypatch.setattr(catalog.http, "PACING", 0.0)
+    monkeypatch.setattr(catalog.http, "DEFAULT_BACKOFF_S", 0.0)
     monkeypatch.setattr(catalog.http, "_robots_cache", {})
     monkeypatch.setattr(catalog.http, "_host_next_slot", {})
 

@@ -480,39 +480,46 @@ class MatrixServer:
 
 # ---- client settings, baseline, runs --------------------------------------------------------
 
+# multi-part sources limited to the parts their fixtures cover (GPUCOST_SOURCE_PARTS_<NAME>)
+PARTS = {
+    "skypilot": ("lambda",), "aws": ("us-east-1",), "gpuhunt": ("nebius",),
+    "techpowerup": tuple(PurePosixPath(f).stem for f in GOOD_FIXTURES["techpowerup"]),
+}
+
+
 @contextmanager
 def fast_clients() -> Iterator[None]:
     """Short timeouts, a small size cap, no backoff or politeness delay, and each multi-part
     source limited to the parts its fixtures cover; restored after."""
-    import importlib
+    import os
 
     import catalog.http
-    from catalog import sources
 
     patches: list[tuple[object, str, object]] = [
         (catalog.http, "DEFAULT_TIMEOUT", (TIMEOUT_S, TIMEOUT_S)),
         (catalog.http, "DEFAULT_MAX_BYTES", SIZE_CAP),
         (catalog.http, "HTML_MIN_INTERVAL_S", 0.0),
         (catalog.http, "ROBOTS_TIMEOUT", (TIMEOUT_S, TIMEOUT_S)),
-        (sources.get("skypilot"), "CLOUDS", ("lambda",)),
-        (sources.get("aws"), "REGIONS", ("us-east-1",)),
-        (sources.get("gpuhunt"), "PROVIDERS", ("nebius",)),
-        (sources.get("techpowerup"), "PAGES",
-         tuple(PurePosixPath(f).stem for f in GOOD_FIXTURES["techpowerup"])),
+        (catalog.http, "PACING", 0.0),
+        (catalog.http, "DEFAULT_BACKOFF_S", 0.0),
     ]
-    for name in sources.names():
-        module = importlib.import_module(sources._MODULES[name])
-        for attr in ("BACKOFF_S", "POLITENESS_S"):
-            if hasattr(module, attr):
-                patches.append((module, attr, 0.0))
+    env = {f"GPUCOST_SOURCE_PARTS_{name.upper()}": ",".join(keys)
+           for name, keys in PARTS.items()}
     saved = [(obj, attr, getattr(obj, attr)) for obj, attr, _ in patches]
+    saved_env = {k: os.environ.get(k) for k in env}
     for obj, attr, value in patches:
         setattr(obj, attr, value)
+    os.environ.update(env)
     try:
         yield
     finally:
         for obj, attr, value in saved:
             setattr(obj, attr, value)
+        for k, v in saved_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def baseline_files(source: str, tmp: Path) -> list[Path]:

@@ -8,25 +8,19 @@ from __future__ import annotations
 
 import json
 
-import requests
-
-from catalog import http, secrets
+from catalog import secrets
 from catalog.records import ParseError, ParseResult, Payload, PriceObservation, SourceError
+from catalog.sources.base import FetchContext, Part, Source
 
 NAME = "keyed"
-KIND = "prices"
-DEFAULT_URL = "http://127.0.0.1:9/keyed"
-BACKOFF_S = 0.0
 
 
-def fetch(session: requests.Session | None = None) -> list[Payload]:
+def _parts(ctx: FetchContext) -> list[Part]:
     key = secrets.api_key(NAME)
     if key is None:
         raise SourceError("GPUCOST_KEYED_API_KEY is not set")
-    url = http.source_url(NAME, DEFAULT_URL)
-    return [http.fetch(url, name="offers.json", ext="json", session=session,
-                       params={"api_key": key}, headers={"Authorization": f"Bearer {key}"},
-                       backoff_s=BACKOFF_S)]
+    return [Part(NAME, ctx.url(), "offers.json", "json", params={"api_key": key},
+                 headers={"Authorization": f"Bearer {key}"})]
 
 
 def parse(payload: Payload) -> ParseResult:
@@ -40,3 +34,7 @@ def parse(payload: Payload) -> ParseResult:
                          gpu_count=1)
         for o in offers
     ])
+
+
+SOURCE = Source(name=NAME, kind="prices", default_url="http://127.0.0.1:9/keyed", parse=parse,
+                parts=_parts, description="test-only source that needs an API key")

@@ -74,9 +74,9 @@ def test_sources_by_kind():
     prices, specs = pipeline.source_names("prices"), pipeline.source_names("specs")
     assert sorted(prices + specs) == everything
     for name in prices:
-        assert sources.get(name).KIND == "prices"
+        assert sources.get(name).kind == "prices"
     for name in specs:
-        assert sources.get(name).KIND == "specs"
+        assert sources.get(name).kind == "specs"
     with pytest.raises(ValueError, match="unknown source kind"):
         pipeline.source_names("gpus")
 
@@ -106,7 +106,6 @@ class _Tty(io.StringIO):
 @pytest.fixture
 def live(tmp_path, monkeypatch):
     """Every source pointed at a local server: lambda answers, azure and skypilot fail."""
-    from catalog.sources import azure, lambda_cloud, skypilot
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
@@ -116,13 +115,9 @@ def live(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUCOST_SOURCE_URL_AZURE", f"{base}/azure/api/retail/prices")
     monkeypatch.setenv("GPUCOST_SOURCE_URL_SKYPILOT", f"{base}/skypilot/catalogs/v8")
     monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path))
-    for module in (azure, lambda_cloud, skypilot):
-        monkeypatch.setattr(module, "BACKOFF_S", 0.0, raising=False)
     for name in sources.names():
-        if sources.get(name).KIND == "specs":  # spec sources answer 500 here
+        if sources.get(name).kind == "specs":  # spec sources answer 500 here
             monkeypatch.setenv(f"GPUCOST_SOURCE_URL_{name.upper()}", f"{base}/spec/{name}")
-            monkeypatch.setattr(sources.get(name), "BACKOFF_S", 0.0, raising=False)
-            monkeypatch.setattr(sources.get(name), "POLITENESS_S", 0.0, raising=False)
     yield tmp_path
     srv.shutdown()
 
@@ -142,7 +137,7 @@ def test_refresh_strict_progress_and_sources(live, monkeypatch, capsys):
     # only the spec sources (failing here): the price sources are not fetched, still published
     assert cli.main(["refresh", "--no-prefect", "--strict", "--kind", "specs"]) == 3
     out = capsys.readouterr().out
-    spec_names = [n for n in sources.names() if sources.get(n).KIND == "specs"]
+    spec_names = [n for n in sources.names() if sources.get(n).kind == "specs"]
     assert spec_names and all(f"  {n} " in out for n in spec_names)
     assert "lambda       live" not in out and "published" in out
 

@@ -1,7 +1,7 @@
 """The live code paths of the sources, against a local HTTP server (no internet).
 
 Each source is pointed at the server through GPUCOST_SOURCE_URL_<NAME>; retries are made
-instant by setting the module's BACKOFF_S to 0 (and Retry-After: 0 on 429).
+instant (tests/conftest.py sets catalog.http's backoff and pacing to 0; Retry-After: 0 on 429).
 """
 
 from __future__ import annotations
@@ -21,6 +21,18 @@ from catalog.http import USER_AGENT
 from catalog.records import FetchError, HttpStatusError, PartsFailedError
 from catalog.sources import azure, lambda_cloud, skypilot
 
+
+def _fetch(module):  # type: ignore[no-untyped-def]
+    """(payloads, {part: error}) of a live fetch through the source's contract."""
+    from catalog.records import PartsFailedError
+
+    try:
+        fetched = module.SOURCE.fetch()
+    except PartsFailedError as exc:  # nothing came: every part's own error
+        return [], exc.errors
+    return fetched.payloads, fetched.errors
+
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 Reply = tuple[int, dict[str, str], bytes]
@@ -39,8 +51,6 @@ class LocalServer:
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalServer]:
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    for module in (azure, lambda_cloud, skypilot):
-        monkeypatch.setattr(module, "BACKOFF_S", 0.0)
     state = LocalServer(route=lambda path: (404, {}, b"not found"))
 
     class Handler(BaseHTTPRequestHandler):
@@ -93,7 +103,7 @@ def test_azure_follows_next_page_link(server: LocalServer,
     pages = _azure_pages(server.base)
     server.route = lambda path: _json(pages[parse_qs(urlsplit(path).query).get("page",
                                                                                 ["1"])[0]])
-    payloads = azure.fetch()
+    payloads = azure.SOURCE.fetch().payloads
     assert [p.name for p in payloads] == ["page-0001.json", "page-0002.json"]
     assert all(p.ext == "json" and p.http_status == 200 for p in payloads)
     first_query = parse_qs(urlsplit(server.requests[0][0]).query)
@@ -112,7 +122,7 @@ def test_azure_loop_guard_stops_on_a_repeated_link(server: LocalServer,
     page = _azure_pages(server.base)["1"]
     page["NextPageLink"] = f"{server.base}/prices?page=again"
     server.route = lambda path: _json(page)
-    assert len(azure.fetch()) == 2  # the base page, then the looping link once
+    assert len(azure.SOURCE.fetch().payloads) == 2  # the base page, then the looping link once
     assert len(server.requests) == 2
 
 
@@ -122,7 +132,7 @@ def test_azure_page_cap(server: LocalServer, monkeypatch: pytest.MonkeyPatch) ->
     page = _azure_pages(server.base)["1"]
     counter = iter(range(100))
     server.route = lambda path: _json(dict(page, NextPageLink=f"{server.base}/p?n={next(counter)}"))
-    assert len(azure.fetch()) == 3
+    assert len(azure.SOURCE.fetch().payloads) == 3
 
 
 def test_azure_500_raises_after_bounded_retries(server: LocalServer,
@@ -130,7 +140,7 @@ def test_azure_500_raises_after_bounded_retries(server: LocalServer,
     monkeypatch.setenv("GPUCOST_SOURCE_URL_AZURE", f"{server.base}/prices")
     server.route = lambda path: (500, {}, b"boom")
     with pytest.raises(HttpStatusError) as info:
-        azure.fetch()
+        azure.SOURCE.fetch()
     assert isinstance(info.value, FetchError)
     assert info.value.status == 500
     assert len(server.requests) == 4  # one try + 3 retries
@@ -142,7 +152,7 @@ def test_azure_429_then_200_succeeds(server: LocalServer,
     page = _azure_pages(server.base)["2"]
     replies = iter([(429, {"Retry-After": "0"}, b"slow down")])
     server.route = lambda path: next(replies, None) or _json(page)
-    payloads = azure.fetch()
+    payloads = azure.SOURCE.fetch().payloads
     assert len(payloads) == 1
     assert len(server.requests) == 2
     assert len(azure.parse(payloads[0]).prices) == 2
@@ -154,7 +164,7 @@ def test_lambda_live_page(server: LocalServer, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("GPUCOST_SOURCE_URL_LAMBDA", f"{server.base}/pricing")
     html = (FIXTURES / "lambda" / "lambda_2026_tabs_min.html").read_bytes()
     server.route = lambda path: (200, {"Content-Type": "text/html"}, html)
-    payloads = lambda_cloud.fetch()
+    payloads = lambda_cloud.SOURCE.fetch().payloads
     assert [(p.name, p.ext) for p in payloads] == [("pricing.html", "html")]
     # a scraped page: robots.txt is read first, then the page, both with our User-Agent
     assert [r[0] for r in server.requests] == ["/robots.txt", "/pricing"]
@@ -166,7 +176,7 @@ def test_lambda_500_raises(server: LocalServer, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("GPUCOST_SOURCE_URL_LAMBDA", f"{server.base}/pricing")
     server.route = lambda path: (503, {}, b"down")
     with pytest.raises(HttpStatusError):
-        lambda_cloud.fetch()
+        lambda_cloud.SOURCE.fetch()
     assert [r[0] for r in server.requests].count("/pricing") == 4
 
 
@@ -182,12 +192,12 @@ def test_skypilot_one_cloud_missing_keeps_the_others(server: LocalServer,
     }
     server.route = lambda path: (200, {"Content-Type": "text/csv"}, files[path].read_bytes()) \
         if path in files else (404, {}, b"404: Not Found")
-    payloads, failures = skypilot.fetch_each()
+    payloads, failures = _fetch(skypilot)
     assert [p.name for p in payloads] == ["lambda/vms.csv", "gcp/vms.csv"]
     assert set(failures) == {"vast"}
     assert isinstance(failures["vast"], HttpStatusError) and failures["vast"].status == 404
     assert [skypilot.parse(p).stream for p in payloads] == ["lambda", "gcp"]
-    assert [p.name for p in skypilot.fetch()] == ["lambda/vms.csv", "gcp/vms.csv"]
+    assert [p.name for p in skypilot.SOURCE.fetch().payloads] == ["lambda/vms.csv", "gcp/vms.csv"]
     assert all(h.get("User-Agent") == USER_AGENT for _, h in server.requests)
 
 
@@ -197,7 +207,7 @@ def test_skypilot_all_clouds_failing_raises(server: LocalServer,
     monkeypatch.setattr(skypilot, "CLOUDS", ("lambda", "gcp"))
     server.route = lambda path: (500, {}, b"boom")
     with pytest.raises(PartsFailedError, match="every part failed") as err:
-        skypilot.fetch()
+        skypilot.SOURCE.fetch()
     assert sorted(err.value.errors) == ["gcp", "lambda"]
     assert all(isinstance(e, HttpStatusError) for e in err.value.errors.values())
     assert len(server.requests) == 8  # 2 clouds x (1 try + 3 retries)

@@ -2,7 +2,7 @@
 against a local HTTP server (no internet), as tests/test_source_live.py does for the others.
 
 Each source is pointed at the server through GPUCOST_SOURCE_URL_<NAME>; retries are made
-instant by setting the module's BACKOFF_S to 0.
+instant (tests/conftest.py sets catalog.http's backoff and pacing to 0).
 """
 
 from __future__ import annotations
@@ -22,6 +22,18 @@ from catalog.http import USER_AGENT
 from catalog.records import FetchError, HttpStatusError, UnreachableError
 from catalog.sources import aws, crosscheck, gpuhunt, oci, runpod, vast
 
+
+def _fetch(module):  # type: ignore[no-untyped-def]
+    """(payloads, {part: error}) of a live fetch through the source's contract."""
+    from catalog.records import PartsFailedError
+
+    try:
+        fetched = module.SOURCE.fetch()
+    except PartsFailedError as exc:  # nothing came: every part's own error
+        return [], exc.errors
+    return fetched.payloads, fetched.errors
+
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 MODULES = (aws, crosscheck, gpuhunt, oci, runpod, vast)
 
@@ -39,8 +51,6 @@ class LocalServer:
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalServer]:
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    for module in MODULES:
-        monkeypatch.setattr(module, "BACKOFF_S", 0.0)
     state = LocalServer(route=lambda method, path, body: (404, {}, b"not found"))
 
     class Handler(BaseHTTPRequestHandler):
@@ -113,7 +123,7 @@ def test_aws_walks_the_three_index_levels(server: LocalServer,
     monkeypatch.setenv("GPUCOST_SOURCE_URL_AWS", f"{server.base}/offers/v1.0/aws/index.json")
     monkeypatch.setattr(aws, "REGIONS", ("us-east-1", "us-west-2", "eu-north-9"))
     server.route = _files(_aws_tree())
-    payloads, failures = aws.fetch_each()
+    payloads, failures = _fetch(aws)
     assert [p.name for p in payloads] == ["us-east-1/index.csv"]
     assert [r[1] for r in server.requests][:3] == [
         "/offers/v1.0/aws/index.json",
@@ -126,7 +136,7 @@ def test_aws_walks_the_three_index_levels(server: LocalServer,
     result = aws.parse(payloads[0])
     assert ("p5.48xlarge", "us-east-1", "on_demand", 55.04) in {
         (o.sku, o.region, o.pricing_model, o.price_per_hour) for o in result.prices}
-    assert [p.name for p in aws.fetch()] == ["us-east-1/index.csv"]
+    assert [p.name for p in aws.SOURCE.fetch().payloads] == ["us-east-1/index.csv"]
 
 
 def test_aws_index_without_ec2_is_a_named_error(server: LocalServer,
@@ -134,7 +144,7 @@ def test_aws_index_without_ec2_is_a_named_error(server: LocalServer,
     monkeypatch.setenv("GPUCOST_SOURCE_URL_AWS", f"{server.base}/index.json")
     server.route = _files({"/index.json": b'{"offers": {}}'})
     with pytest.raises(FetchError, match="AmazonEC2"):
-        aws.fetch()
+        aws.SOURCE.fetch()
 
 
 # --- runpod ----------------------------------------------------------------------------------
@@ -146,7 +156,7 @@ def test_runpod_live_page_and_retry(server: LocalServer,
     replies = iter([(503, {}, b"busy")])
     server.route = lambda method, path, body: next(replies, None) or (
         200, {"Content-Type": "text/html"}, html)
-    payloads = runpod.fetch()
+    payloads = runpod.SOURCE.fetch().payloads
     assert [(p.name, p.ext, p.http_status) for p in payloads] == [("pricing.html", "html", 200)]
     assert [r[1] for r in server.requests] == ["/pricing", "/pricing"]
     assert {(o.sku, o.pricing_model) for o in runpod.parse(payloads[0]).prices} >= {
@@ -160,7 +170,7 @@ def test_vast_posts_its_query(server: LocalServer, monkeypatch: pytest.MonkeyPat
     body = (FIXTURES / "vast" / "bundles_305_offers.json").read_bytes()
     server.route = lambda method, path, sent: (200, {"Content-Type": "application/json"}, body) \
         if method == "POST" else (405, {}, b"")
-    payloads = vast.fetch()
+    payloads = vast.SOURCE.fetch().payloads
     method, path, headers, sent = server.requests[0]
     assert (method, path) == ("POST", "/api/v0/bundles/")
     query = json.loads(sent)
@@ -190,7 +200,7 @@ def test_gpuhunt_reads_version_then_catalog(server: LocalServer,
         "/v3/nebius/20260819-4242/catalog.zip": _zip({"nebius.csv": csv_bytes}),
         "/v3/runpod/version": b"<html>not a version</html>",
     })
-    payloads, failures = gpuhunt.fetch_each()
+    payloads, failures = _fetch(gpuhunt)
     assert [p.name for p in payloads] == ["nebius/20260819-4242/catalog.zip"]
     assert set(failures) == {"runpod", "oci"}
     assert "version file" in str(failures["runpod"])
@@ -204,8 +214,8 @@ def test_gpuhunt_every_provider_failing_raises(server: LocalServer,
     monkeypatch.setenv("GPUCOST_SOURCE_URL_GPUHUNT", server.base)
     monkeypatch.setattr(gpuhunt, "PROVIDERS", ("nebius",))
     server.route = lambda method, path, body: (500, {}, b"boom")
-    with pytest.raises(FetchError, match="every provider failed"):
-        gpuhunt.fetch()
+    with pytest.raises(FetchError, match="every part failed"):
+        gpuhunt.SOURCE.fetch()
     assert len(server.requests) == 4  # one try + 3 retries
 
 
@@ -216,8 +226,8 @@ def test_oci_fetches_both_documents_into_one_zip(server: LocalServer,
     monkeypatch.setenv("GPUCOST_SOURCE_URL_OCI", f"{server.base}/data")
     docs = {f"/data/{n}": (FIXTURES / "oci" / n).read_bytes() for n in oci.DOCUMENTS}
     server.route = _files(docs)
-    first = oci.fetch()
-    second = oci.fetch()
+    first = oci.SOURCE.fetch().payloads
+    second = oci.SOURCE.fetch().payloads
     assert [p.name for p in first] == ["cost_estimator.zip"]
     assert first[0].content == second[0].content  # same answers, same bytes, same sha256
     with zipfile.ZipFile(io.BytesIO(first[0].content)) as archive:
@@ -234,21 +244,20 @@ def test_crosscheck_one_table_failing_keeps_the_other(server: LocalServer,
     monkeypatch.setenv("GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS", f"{server.base}/cg.json")
     server.route = _files({
         "/fsdl/cloud-gpus.csv": (FIXTURES / "crosscheck" / "fullstack_min.csv").read_bytes()})
-    payloads, failures = crosscheck.fetch_each()
+    payloads, failures = _fetch(crosscheck)
     assert [p.name for p in payloads] == ["cloud-gpus.csv"]
     assert set(failures) == {"cloud-gpus"} and failures["cloud-gpus"].status == 404
     assert crosscheck.parse(payloads[0]).stream == "fullstack"
 
 
 def test_crosscheck_unreachable_host_skips_its_other_table(monkeypatch) -> None:
-    monkeypatch.setattr(crosscheck, "BACKOFF_S", 0.0)
     monkeypatch.setenv("GPUCOST_SOURCE_URL_CROSSCHECK", "http://127.0.0.1:9/fsdl.csv")
     monkeypatch.setenv("GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS", "http://127.0.0.1:9/cg.json")
-    payloads, failures = crosscheck.fetch_each()
+    payloads, failures = _fetch(crosscheck)
     assert payloads == [] and set(failures) == {"fullstack", "cloud-gpus"}
     assert all(isinstance(e, UnreachableError) for e in failures.values())
     assert str(failures["cloud-gpus"]).startswith("not tried")
     # a table on another host is still tried
     monkeypatch.setenv("GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS", "http://localhost:9/cg.json")
-    _, failures = crosscheck.fetch_each()
+    _, failures = _fetch(crosscheck)
     assert not str(failures["cloud-gpus"]).startswith("not tried")

@@ -1,7 +1,7 @@
 """The live code paths of the spec sources, against a local HTTP server (no internet).
 
 Each source is pointed at the server through GPUCOST_SOURCE_URL_<NAME>; retries and the
-politeness delay are made instant (BACKOFF_S, POLITENESS_S = 0).
+politeness delay are made instant (tests/conftest.py: catalog.http backoff and pacing 0).
 """
 
 from __future__ import annotations
@@ -19,6 +19,18 @@ from catalog.http import USER_AGENT
 from catalog.records import HttpStatusError, PartsFailedError, UnreachableError
 from catalog.sources import epoch, mlperf, rocm, techpowerup, wikipedia
 
+
+def _fetch(module):  # type: ignore[no-untyped-def]
+    """(payloads, {part: error}) of a live fetch through the source's contract."""
+    from catalog.records import PartsFailedError
+
+    try:
+        fetched = module.SOURCE.fetch()
+    except PartsFailedError as exc:  # nothing came: every part's own error
+        return [], exc.errors
+    return fetched.payloads, fetched.errors
+
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 Reply = tuple[int, dict[str, str], bytes]
 
@@ -34,9 +46,6 @@ class LocalServer:
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalServer]:
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    for module in (epoch, mlperf, rocm, techpowerup, wikipedia):
-        monkeypatch.setattr(module, "BACKOFF_S", 0.0)
-        monkeypatch.setattr(module, "POLITENESS_S", 0.0, raising=False)
     state = LocalServer(route=lambda path: (404, {}, b"not found"))
 
     class Handler(BaseHTTPRequestHandler):
@@ -76,7 +85,7 @@ def test_epoch_fetches_the_csv(server: LocalServer, monkeypatch: pytest.MonkeyPa
     csv_body = (b"Hardware name,Memory size per board (Byte),Memory bandwidth (byte/s),"
                 b"Tensor-FP16/BF16 performance (FLOP/s)\nChip,8e10,3.35e12,9.894e14\n")
     server.route = lambda path: _ok(csv_body, "text/csv")
-    [payload] = epoch.fetch()
+    [payload] = epoch.SOURCE.fetch().payloads
     assert (payload.name, payload.ext, payload.http_status) == ("ml_hardware.csv", "csv", 200)
     assert server.requests[0][1].get("User-Agent") == USER_AGENT
     assert len(epoch.parse(payload).specs) == 4
@@ -86,7 +95,7 @@ def test_epoch_404_is_a_named_error(server: LocalServer,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GPUCOST_SOURCE_URL_EPOCH", f"{server.base}/gone.csv")
     with pytest.raises(HttpStatusError, match="HTTP 404"):
-        epoch.fetch()
+        epoch.SOURCE.fetch()
 
 
 def test_techpowerup_pages_one_failing(server: LocalServer,
@@ -98,7 +107,7 @@ def test_techpowerup_pages_one_failing(server: LocalServer,
              for p in (FIXTURES / "techpowerup").glob("*.c*.html")}
     server.route = lambda path: _ok(pages[path], "text/html") if path in pages else (
         404, {}, b"")
-    payloads, failures = techpowerup.fetch_each()
+    payloads, failures = _fetch(techpowerup)
     assert [p.name for p in payloads] == ["h100-sxm5-80-gb.c3900.html",
                                           "geforce-rtx-4090.c3889.html"]
     assert list(failures) == ["missing.c1"]
@@ -114,22 +123,20 @@ def test_techpowerup_honours_429_then_succeeds(server: LocalServer,
     body = (FIXTURES / "techpowerup" / "h100-sxm5-80-gb.c3900.html").read_bytes()
     calls = iter([(429, {"Retry-After": "0"}, b"slow down"), _ok(body, "text/html")])
     server.route = lambda path: next(calls)
-    [payload] = techpowerup.fetch()
+    [payload] = techpowerup.SOURCE.fetch().payloads
     assert len(server.requests) == 2
     assert techpowerup.parse(payload).specs
 
 
 def test_techpowerup_unreachable_host_skips_the_other_pages(monkeypatch) -> None:
-    monkeypatch.setattr(techpowerup, "POLITENESS_S", 0.0)
-    monkeypatch.setattr(techpowerup, "BACKOFF_S", 0.0)
     monkeypatch.setenv("GPUCOST_SOURCE_URL_TECHPOWERUP", "http://127.0.0.1:9/gpu-specs/")
     monkeypatch.setattr(techpowerup, "PAGES", ("a.c1", "b.c2", "c.c3"))
-    payloads, failures = techpowerup.fetch_each()
+    payloads, failures = _fetch(techpowerup)
     assert payloads == [] and list(failures) == ["a.c1", "b.c2", "c.c3"]
     assert all(isinstance(e, UnreachableError) for e in failures.values())
     assert str(failures["c.c3"]).startswith("not tried")
     with pytest.raises(PartsFailedError, match="every part failed"):
-        techpowerup.fetch()
+        techpowerup.SOURCE.fetch()
 
 
 def test_wikipedia_and_rocm_fetch(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -149,9 +156,9 @@ def test_wikipedia_and_rocm_fetch(server: LocalServer, monkeypatch: pytest.Monke
         return 500, {}, b"boom"
 
     server.route = route
-    [wiki] = wikipedia.fetch()
+    [wiki] = wikipedia.SOURCE.fetch().payloads
     assert wikipedia.parse(wiki).specs[0].value == 700
-    payloads, failures = rocm.fetch_each()
+    payloads, failures = _fetch(rocm)
     assert [p.name for p in payloads] == ["mi300.md"]
     assert sorted(failures) == ["gpu-arch-specs", "mi250"]
     assert rocm.parse(payloads[0]).stream == "mi300"
@@ -180,7 +187,7 @@ def test_mlperf_walks_the_contents_api(server: LocalServer,
         return 404, {}, b""
 
     server.route = route
-    payloads, failures = mlperf.fetch_each()
+    payloads, failures = _fetch(mlperf)
     assert failures == {}  # a submitter without systems/ (404) is normal
     assert [p.name for p in payloads] == ["NVIDIA/systems/DGX-H100.json"]
     result = mlperf.parse(payloads[0])
@@ -196,6 +203,5 @@ def test_mlperf_empty_listing_is_a_named_error(server: LocalServer,
 
     monkeypatch.setenv("GPUCOST_SOURCE_URL_MLPERF", f"{server.base}/closed")
     server.route = lambda path: _ok(b"[]", "application/json")
-    assert mlperf.fetch_each() == ([], {})
     with pytest.raises(EmptyPayloadError, match="found nothing to fetch"):
         fetch_source("mlperf")

@@ -1,56 +1,60 @@
 """One module per external source (gpuhunt style): fetch + parse, never DuckDB.
 
-Every source module defines:
+Every source module defines a pure `parse(payload) -> ParseResult` and one `SOURCE`, a
+`catalog.sources.base.Source` saying its name, kind, live endpoint, the parts to fetch and its
+fetch policy. The pipeline reaches sources only through `get(name)` -> Source.
 
-    NAME: str                         # registry key, e.g. "azure"
-    KIND: str                         # "prices" or "specs"
-    DEFAULT_URL: str                  # live endpoint; overridable by GPUCOST_SOURCE_URL_<NAME>
-    def fetch(session: requests.Session | None = None) -> list[Payload]
-        # live fetch through catalog.http.fetch (one Payload per page / file)
-    def parse(payload: Payload) -> ParseResult
-        # pure function of the bytes (and payload.name as a hint); raises ParseError /
-        # EmptyPayloadError on bad input, puts refused rows into ParseResult.rejects
-
-Optional:
-
-    def fetch_each(session=None) -> tuple[list[Payload], dict[str, FetchError]]
-        # a feed of independent parts (one CSV per cloud): a failing part is recorded alone
-    LIVE_STREAM: str
-        # the pages of one live fetch form one snapshot (Azure NextPageLink walk): they are
-        # loaded together under this stream, so the row-count guard sees the whole walk
+Adding a source: write `catalog/sources/<module>.py` with its `SOURCE`, its tests (a parser
+test on a recorded payload or a fixture, its live walk in tests/fault_matrix.py), and add one
+line to `_MODULES` below. tests/test_source_contract.py checks every registered source.
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+
+from catalog.sources.base import KINDS, Source
 
 # registry name -> module path. Add a source here and it is fetched by `gpucost refresh`.
 _MODULES = {
-    "azure": "catalog.sources.azure",
-    "skypilot": "catalog.sources.skypilot",
-    "lambda": "catalog.sources.lambda_cloud",
     "aws": "catalog.sources.aws",
-    "runpod": "catalog.sources.runpod",
-    "vast": "catalog.sources.vast",
-    "gpuhunt": "catalog.sources.gpuhunt",
-    "oci": "catalog.sources.oci",
+    "azure": "catalog.sources.azure",
     "crosscheck": "catalog.sources.crosscheck",
     "epoch": "catalog.sources.epoch",
-    "techpowerup": "catalog.sources.techpowerup",
-    "wikipedia": "catalog.sources.wikipedia",
-    "rocm": "catalog.sources.rocm",
+    "gpuhunt": "catalog.sources.gpuhunt",
+    "lambda": "catalog.sources.lambda_cloud",
     "mlperf": "catalog.sources.mlperf",
+    "oci": "catalog.sources.oci",
+    "rocm": "catalog.sources.rocm",
+    "runpod": "catalog.sources.runpod",
+    "skypilot": "catalog.sources.skypilot",
+    "techpowerup": "catalog.sources.techpowerup",
+    "vast": "catalog.sources.vast",
+    "wikipedia": "catalog.sources.wikipedia",
 }
 
-
-def names() -> list[str]:
-    return sorted(_MODULES)
+__all__ = ["KINDS", "Source", "get", "module_path", "names"]
 
 
-def get(name: str) -> ModuleType:
+def names(kind: str | None = None) -> list[str]:
+    """Registered sources, all or only those of one kind ("prices" or "specs")."""
+    if kind is None:
+        return sorted(_MODULES)
+    if kind not in KINDS:
+        raise ValueError(f"unknown source kind {kind!r}; known: {', '.join(KINDS)}")
+    return [n for n in sorted(_MODULES) if get(n).kind == kind]
+
+
+def module_path(name: str) -> str:
     try:
-        path = _MODULES[name]
+        return _MODULES[name]
     except KeyError:
         raise KeyError(f"unknown source {name!r}; known: {', '.join(names())}") from None
-    return importlib.import_module(path)
+
+
+def get(name: str) -> Source:
+    """The registered source `name` (KeyError naming the known ones otherwise)."""
+    source = importlib.import_module(module_path(name)).SOURCE
+    if not isinstance(source, Source) or source.name != name:
+        raise TypeError(f"{module_path(name)}.SOURCE is not the Source named {name!r}")
+    return source

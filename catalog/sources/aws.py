@@ -54,15 +54,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import logging
 import re
-from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from urllib.parse import urljoin
 
-import requests
-
-from catalog import http
 from catalog.records import (
     EmptyPayloadError,
     FetchError,
@@ -71,17 +67,14 @@ from catalog.records import (
     Payload,
     PriceObservation,
     Reject,
-    UnreachableError,
 )
+from catalog.sources.base import CheapestOffers, FetchContext, Part, Source
 
 NAME = "aws"
-KIND = "prices"
 DEFAULT_URL = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/index.json"
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
 REGIONS: tuple[str, ...] = ("us-east-1", "us-east-2", "us-west-2")
 MAX_BYTES = 2 * 1024 * 1024 * 1024  # a regional EC2 offer file is several hundred MB
 
-log = logging.getLogger(__name__)
 
 # instance type -> (accelerator name, accelerators per instance). Sources: the AWS EC2
 # accelerated-computing instance type pages (per family); fractions are GPU slices.
@@ -150,15 +143,6 @@ _RESERVED_TERMS = {"1yr": "reserved_1y", "3yr": "reserved_3y"}
 
 # -- fetch ----------------------------------------------------------------------------------
 
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    """One payload per region of REGIONS that could be fetched (FetchError if none)."""
-    payloads, failures = fetch_each(session)
-    if not payloads:
-        detail = "; ".join(f"{r}: {e}" for r, e in failures.items())
-        raise FetchError(f"aws: no regional offer file fetched ({detail})")
-    return payloads
-
-
 def _json(payload: Payload, what: str) -> dict:
     try:
         doc = json.loads(payload.content)
@@ -169,18 +153,17 @@ def _json(payload: Payload, what: str) -> dict:
     return doc
 
 
-def region_urls(session: requests.Session) -> dict[str, str]:
+def region_urls(ctx: FetchContext) -> dict[str, str]:
     """{region code: URL of its current EC2 offer file (CSV)} from the two index levels."""
-    index_url = http.source_url(NAME, DEFAULT_URL)
-    index = _json(http.fetch(index_url, name="index.json", ext="json", session=session,
-                             backoff_s=BACKOFF_S), "offer index")
+    index_url = ctx.url()
+    index = _json(ctx.get(index_url, name="index.json", ext="json"), "offer index")
     try:
         region_index_path = index["offers"]["AmazonEC2"]["currentRegionIndexUrl"]
     except (KeyError, TypeError) as exc:
         raise FetchError("aws: offer index lists no AmazonEC2 currentRegionIndexUrl") from exc
     region_index_url = urljoin(index_url, region_index_path)
-    regions = _json(http.fetch(region_index_url, name="region_index.json", ext="json",
-                               session=session, backoff_s=BACKOFF_S), "EC2 region index")
+    regions = _json(ctx.get(region_index_url, name="region_index.json", ext="json"),
+                    "EC2 region index")
     out: dict[str, str] = {}
     for code, entry in (regions.get("regions") or {}).items():
         path = entry.get("currentVersionUrl") if isinstance(entry, dict) else None
@@ -189,33 +172,16 @@ def region_urls(session: requests.Session) -> dict[str, str]:
     return out
 
 
-def fetch_each(
-    session: requests.Session | None = None,
-) -> tuple[list[Payload], dict[str, FetchError]]:
-    """(regional offer files fetched, {region: error} of those that failed)."""
-    sess = session or requests.Session()
-    payloads: list[Payload] = []
-    failures: dict[str, FetchError] = {}
-    try:
-        urls = region_urls(sess)
-        for region in REGIONS:
-            url = urls.get(region)
-            if url is None:
-                failures[region] = FetchError(f"aws: region {region} not in the region index")
-                continue
-            try:
-                payloads.append(http.fetch(url, name=f"{region}/index.csv", ext="csv",
-                                           session=sess, max_bytes=MAX_BYTES,
-                                           backoff_s=BACKOFF_S))
-            except FetchError as exc:
-                log.warning("aws: %s offer file not fetched: %s", region, exc)
-                failures[region] = exc
-                if isinstance(exc, UnreachableError):
-                    break
-    finally:
-        if session is None:
-            sess.close()
-    return payloads, failures
+def _parts(ctx: FetchContext) -> Iterator[Part]:
+    """The regional offer files of REGIONS, found through the offer index and region index."""
+    urls = region_urls(ctx)
+    for region in REGIONS:
+        if not ctx.selected(region):
+            continue
+        if region not in urls:
+            ctx.fail(region, FetchError(f"aws: region {region} not in the region index"))
+            continue
+        yield Part(region, urls[region], f"{region}/index.csv", "csv", max_bytes=MAX_BYTES)
 
 
 # -- parse ----------------------------------------------------------------------------------
@@ -297,30 +263,14 @@ def _parse_offer_file(payload: Payload) -> ParseResult:
     except csv.Error as exc:
         raise ParseError(f"aws {payload.name}: malformed CSV ({exc})") from exc
     result = ParseResult(stream="")
-    best: dict[tuple[str, str, str], PriceObservation] = {}
+    offers = CheapestOffers(result)
     for row in rows:
         obs = _offer_row(row, result)
-        if obs is None:
-            continue
-        key = (obs.sku, obs.region, obs.pricing_model)
-        held = best.get(key)
-        if held is not None:
-            keep, drop = (held, obs) if (held.price_per_hour or 0) <= (obs.price_per_hour or 0) \
-                else (obs, held)
-            result.rejects.append(Reject(
-                "duplicate_offer", f"{obs.sku} {obs.region} {obs.pricing_model}:"
-                f" {drop.price_per_hour} dropped, {keep.price_per_hour} kept", _raw(row)))
-            obs = keep
-        best[key] = obs
-    result.prices = list(best.values())
+        if obs is not None:
+            offers.add(obs, _raw(row))
+    offers.finish(f"aws {payload.name}: no GPU instance price passed the filters",
+                  f"{n_lines} rows, {len(rows)} GPU-family rows")
     result.stream = ",".join(sorted({o.region for o in result.prices})) or "offer_file"
-    if not result.prices:
-        reasons = Counter(r.reason for r in result.rejects)
-        raise EmptyPayloadError(
-            f"aws {payload.name}: no GPU instance price passed the filters among"
-            f" {n_lines} rows ({len(rows)} GPU-family rows,"
-            f" rejects {dict(reasons)})"
-        )
     return result
 
 
@@ -431,3 +381,9 @@ def _parse_history(text: str, payload: Payload) -> ParseResult:
     result.stream = f"history/{region}/{'+'.join(instances)}"
     result.observed_at = max(o.observed_at for o in result.prices if o.observed_at)
     return result
+
+
+SOURCE = Source(
+    name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse, parts=_parts,
+    description="AWS Price List bulk API: EC2 offer files of the GPU instance families",
+)

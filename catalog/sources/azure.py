@@ -32,23 +32,18 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections import Counter
 from typing import Any
 
-import requests
-
-from catalog import http
 from catalog.records import (
-    EmptyPayloadError,
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
 )
+from catalog.sources.base import CheapestOffers, FetchContext, Source
 
 NAME = "azure"
-KIND = "prices"
 DEFAULT_URL = "https://prices.azure.com/api/retail/prices"
 
 API_VERSION = "2023-01-01-preview"
@@ -59,9 +54,7 @@ ODATA_FILTER = (
     + ")"
 )
 # all pages of one live walk are loaded as one snapshot under this stream (flows.pipeline)
-LIVE_STREAM = "retail_api"
 PAGE_CAP = 200  # at most this many pages per fetch (the GPU query needs a handful)
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
 
 log = logging.getLogger(__name__)
 
@@ -147,26 +140,14 @@ def is_gpu_size(arm_sku_name: str) -> bool:
     return bool(_GPU_SIZE.match(arm_sku_name or ""))
 
 
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    """All pages of the GPU VM query, one Payload per page (raises a named FetchError)."""
-    sess = session or requests.Session()
-    try:
-        return _fetch_pages(sess)
-    finally:
-        if session is None:
-            sess.close()
-
-
-def _fetch_pages(sess: requests.Session) -> list[Payload]:
-    url = http.source_url(NAME, DEFAULT_URL)
+def _walk(ctx: FetchContext) -> list[Payload]:
+    """All pages of the GPU VM query, one Payload per page, following NextPageLink."""
+    url = ctx.url()
     params: dict[str, str] | None = {"api-version": API_VERSION, "$filter": ODATA_FILTER}
     payloads: list[Payload] = []
     seen: set[str] = set()
     for page in range(1, PAGE_CAP + 1):
-        payload = http.fetch(
-            url, name=f"page-{page:04d}.json", ext="json", session=sess, params=params,
-            backoff_s=BACKOFF_S,
-        )
+        payload = ctx.get(url, name=f"page-{page:04d}.json", ext="json", params=params)
         payloads.append(payload)
         seen.update({url, payload.url})
         next_link = _next_page_link(payload.content)
@@ -242,7 +223,7 @@ def parse(payload: Payload) -> ParseResult:
     items = _load_items(payload)
     regions = sorted({str(i.get("armRegionName") or "") for i in items} - {""})
     result = ParseResult(stream=",".join(regions) or "global")
-    best: dict[tuple[str, str, str], tuple[PriceObservation, dict[str, Any]]] = {}
+    offers = CheapestOffers(result)
     skipped = 0
     for item in items:
         sku = str(item.get("armSkuName") or "")
@@ -266,26 +247,13 @@ def parse(payload: Payload) -> ParseResult:
             currency=str(item.get("currencyCode") or "USD"),
             os="linux",
         )
-        key = (obs.sku, obs.region, obs.pricing_model)
-        held = best.get(key)
-        if held is None:
-            best[key] = (obs, item)
-            continue
-        keep, drop = (obs, item), held
-        if (held[0].price_per_hour or 0) <= (obs.price_per_hour or 0):
-            keep, drop = held, (obs, item)
-        best[key] = keep
-        result.rejects.append(Reject(
-            "duplicate_offer",
-            f"{sku} {obs.region} {obs.pricing_model}: {drop[0].price_per_hour} dropped,"
-            f" {keep[0].price_per_hour} kept",
-            _raw(drop[1]),
-        ))
-    result.prices = [obs for obs, _ in best.values()]
-    if not result.prices:
-        reasons = Counter(r.reason for r in result.rejects)
-        raise EmptyPayloadError(
-            f"azure {payload.name}: no accepted GPU VM price among {len(items)} items"
-            f" ({skipped} non-GPU, rejects {dict(reasons)})"
-        )
-    return result
+        offers.add(obs, _raw(item))
+    return offers.finish(f"azure {payload.name}: no accepted GPU VM price",
+                         f"{len(items)} items, {skipped} non-GPU")
+
+
+SOURCE = Source(
+    name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse, walk=_walk,
+    live_stream="retail_api",  # the pages of one walk are one snapshot
+    description="Azure Retail Prices API: GPU virtual machine meters (all regions)",
+)

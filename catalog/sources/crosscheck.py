@@ -37,33 +37,23 @@ from __future__ import annotations
 import csv
 import io
 import json
-import logging
 import re
-from collections import Counter
 from typing import Any
-from urllib.parse import urlsplit
 
-import requests
-
-from catalog import http
 from catalog.records import (
-    EmptyPayloadError,
-    FetchError,
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
-    UnreachableError,
 )
+from catalog.sources.base import CheapestOffers, FetchContext, Part, Source
 
 NAME = "crosscheck"
-KIND = "prices"
 DEFAULT_URL = ("https://raw.githubusercontent.com/the-full-stack/the-full-stack-website/main/"
                "docs/cloud-gpus/cloud-gpus.csv")
 CLOUD_GPUS_URL = ("https://raw.githubusercontent.com/cloud-gpus/cloud-gpus.github.io/main/"
                   "cloud_gpu.json")
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
 
 # provider names of the tables -> our provider ids (where they differ from a plain slug)
 PROVIDER_IDS = {
@@ -88,7 +78,6 @@ _PRICE = re.compile(
 )
 _NOT_OFFERED = {"", "-", "—", "n/a", "na", "none", "null"}
 
-log = logging.getLogger(__name__)
 
 
 def provider_id(name: str) -> str:
@@ -96,45 +85,10 @@ def provider_id(name: str) -> str:
     return PROVIDER_IDS.get(key) or re.sub(r"[^a-z0-9]", "", key)
 
 
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    payloads, failures = fetch_each(session)
-    if not payloads:
-        detail = "; ".join(f"{s}: {e}" for s, e in failures.items())
-        raise FetchError(f"crosscheck: every table failed ({detail})")
-    return payloads
-
-
-def fetch_each(
-    session: requests.Session | None = None,
-) -> tuple[list[Payload], dict[str, FetchError]]:
-    """(tables fetched, {stream: error} of those that failed)."""
-    feeds = (
-        ("fullstack", http.source_url(NAME, DEFAULT_URL), "cloud-gpus.csv", "csv"),
-        ("cloud-gpus", http.source_url(f"{NAME}_cloudgpus", CLOUD_GPUS_URL), "cloud_gpu.json",
-         "json"),
-    )
-    sess = session or requests.Session()
-    payloads: list[Payload] = []
-    failures: dict[str, FetchError] = {}
-    unreachable: dict[str, UnreachableError] = {}  # host -> why: its other tables not tried
-    try:
-        for stream, url, name, ext in feeds:
-            host = urlsplit(url).netloc
-            if host in unreachable:
-                failures[stream] = UnreachableError(f"not tried: {unreachable[host]}")
-                continue
-            try:
-                payloads.append(http.fetch(url, name=name, ext=ext, session=sess,
-                                           backoff_s=BACKOFF_S))
-            except FetchError as exc:
-                log.warning("crosscheck: %s not fetched: %s", stream, exc)
-                failures[stream] = exc
-                if isinstance(exc, UnreachableError):
-                    unreachable[host] = exc
-    finally:
-        if session is None:
-            sess.close()
-    return payloads, failures
+def _parts(ctx: FetchContext) -> list[Part]:
+    """Both tables; the second has its own override, GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS."""
+    return [Part("fullstack", ctx.url(), "cloud-gpus.csv", "csv"),
+            Part("cloud-gpus", ctx.url("cloudgpus", CLOUD_GPUS_URL), "cloud_gpu.json", "json")]
 
 
 def parse_price(text: Any) -> tuple[float, str] | None:
@@ -181,7 +135,7 @@ def _parse_fullstack(payload: Payload) -> ParseResult:
         raise ParseError(f"crosscheck {payload.name}: not the FSDL table, lacks"
                          f" {sorted(missing)}")
     result = ParseResult(stream="fullstack")
-    best: dict[tuple[str, str, str], PriceObservation] = {}
+    offers = CheapestOffers(result)
     for row in rows:
         raw = ",".join(f"{k}={v}" for k, v in row.items() if v)[:2000]
         cloud, gpu = (row.get("Cloud") or "").strip(), " ".join((row.get("GPU Type") or "").split())
@@ -206,20 +160,8 @@ def _parse_fullstack(payload: Payload) -> ParseResult:
                 price_per_hour=round(price[0], 6), currency=price[1], gpu_name_raw=gpu,
                 gpu_count=count, vcpus=_count(row.get("vCPUs")), ram_gb=_count(row.get("RAM")),
             )
-            key = (obs.provider, obs.sku, obs.pricing_model)
-            held = best.get(key)
-            if held is not None:
-                keep, drop = (held, obs) if (held.price_per_hour or 0) <= (
-                    obs.price_per_hour or 0) else (obs, held)
-                result.rejects.append(Reject(
-                    "duplicate_offer", f"{cloud} {sku} {model}: {drop.price_per_hour} dropped,"
-                    f" {keep.price_per_hour} kept", raw))
-                obs = keep
-            best[key] = obs
-    result.prices = list(best.values())
-    if not result.prices:
-        raise EmptyPayloadError(f"crosscheck {payload.name}: no priced row among {len(rows)}")
-    return result
+            offers.add(obs, raw)
+    return offers.finish(f"crosscheck {payload.name}: no priced row", f"{len(rows)} rows")
 
 
 def _parse_cloud_gpus(payload: Payload) -> ParseResult:
@@ -231,7 +173,7 @@ def _parse_cloud_gpus(payload: Payload) -> ParseResult:
     if not isinstance(providers, list):
         raise ParseError(f"crosscheck {payload.name}: JSON without a 'data' list")
     result = ParseResult(stream="cloud-gpus")
-    best: dict[tuple[str, str], PriceObservation] = {}
+    offers = CheapestOffers(result)
     for entry in providers:
         if not isinstance(entry, dict) or not str(entry.get("name") or "").strip():
             continue
@@ -251,18 +193,12 @@ def _parse_cloud_gpus(payload: Payload) -> ParseResult:
                 provider=provider, sku=key, region="", pricing_model="on_demand",
                 price_per_hour=price[0], currency=price[1], gpu_name_raw=key, gpu_count=1.0,
             )
-            held = best.get((provider, key))
-            if held is not None:
-                keep, drop = (held, obs) if (held.price_per_hour or 0) <= (
-                    obs.price_per_hour or 0) else (obs, held)
-                result.rejects.append(Reject(
-                    "duplicate_offer", f"{entry['name']} {key}: {drop.price_per_hour} dropped,"
-                    f" {keep.price_per_hour} kept", f"name={entry['name']},{key}={value}"))
-                obs = keep
-            best[(provider, key)] = obs
-    result.prices = list(best.values())
-    if not result.prices:
-        reasons = Counter(r.reason for r in result.rejects)
-        raise EmptyPayloadError(f"crosscheck {payload.name}: no price in {len(providers)}"
-                                f" providers (rejects {dict(reasons)})")
-    return result
+            offers.add(obs, f"name={entry['name']},{key}={value}")
+    return offers.finish(f"crosscheck {payload.name}: no price",
+                         f"{len(providers)} providers")
+
+
+SOURCE = Source(
+    name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse, parts=_parts,
+    description="hand-kept multi-provider price tables (FSDL, cloud-gpus.com): comparison only",
+)

@@ -35,23 +35,13 @@ import io
 import re
 from collections.abc import Callable
 
-import requests
-
-from catalog import http
 from catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload, Reject
+from catalog.sources.base import Source
 from catalog.specs import SpecCollector
 
 NAME = "epoch"
-KIND = "specs"
 DEFAULT_URL = "https://epoch.ai/data/ml_hardware.csv"
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
 STREAM = "ml_hardware"
-
-
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    url = http.source_url(NAME, DEFAULT_URL)
-    return [http.fetch(url, name="ml_hardware.csv", ext="csv", session=session,
-                       backoff_s=BACKOFF_S)]
 
 
 def _words(header: str) -> tuple[str, set[str]]:
@@ -224,3 +214,10 @@ def parse(payload: Payload) -> ParseResult:
     if not result.specs:
         raise EmptyPayloadError(f"epoch {payload.name}: no figure in {len(rows) - 1} rows")
     return result
+
+
+SOURCE = Source(
+    name=NAME, kind="specs", default_url=DEFAULT_URL, parse=parse,
+    payload_name="ml_hardware.csv", ext="csv",
+    description="Epoch AI's ML hardware dataset (CSV)",
+)

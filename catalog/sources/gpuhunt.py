@@ -43,16 +43,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import logging
 import re
 import zipfile
-from collections import Counter
+from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
-import requests
-
-from catalog import http
 from catalog.records import (
     EmptyPayloadError,
     FetchError,
@@ -61,13 +57,11 @@ from catalog.records import (
     Payload,
     PriceObservation,
     Reject,
-    UnreachableError,
 )
+from catalog.sources.base import CheapestOffers, FetchContext, Part, Source
 
 NAME = "gpuhunt"
-KIND = "prices"
 DEFAULT_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com"
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
 # gpuhunt's offline providers (collected hourly by its CI into published catalogs)
 PROVIDERS: tuple[str, ...] = (
     "nebius", "verda", "cloudrift", "oci", "lambdalabs", "runpod", "gcp", "azure", "aws",
@@ -83,49 +77,25 @@ _COUNTRY = re.compile(r"^[A-Z]{2}$")
 _NAME_PROVIDER = re.compile(r"(?:^|/)(?:gpuhunt[_-])?(?P<provider>[a-z]+)(?:/|[_.-])")
 _TPU_PRICES = {"On Demand (USD)": "on_demand", "Spot (USD)": "spot"}
 
-log = logging.getLogger(__name__)
 
 
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    payloads, failures = fetch_each(session)
-    if not payloads:
-        detail = "; ".join(f"{p}: {e}" for p, e in failures.items())
-        raise FetchError(f"gpuhunt: every provider failed ({detail})")
-    return payloads
-
-
-def fetch_each(
-    session: requests.Session | None = None,
-) -> tuple[list[Payload], dict[str, FetchError]]:
-    """(catalogs fetched, {provider: error} of those that failed)."""
-    base = http.source_url(NAME, DEFAULT_URL).rstrip("/")
-    sess = session or requests.Session()
-    payloads: list[Payload] = []
-    failures: dict[str, FetchError] = {}
-    try:
-        for provider in PROVIDERS:
-            try:
-                version = http.fetch(f"{base}/v3/{provider}/version", name="version",
-                                     ext="txt", session=sess, backoff_s=BACKOFF_S)
-                tag = version.content.decode("ascii", "replace").strip()
-                if not re.fullmatch(r"[0-9A-Za-z._-]{1,64}", tag):
-                    raise FetchError(f"gpuhunt: {provider} version file holds {tag[:40]!r}")
-                payloads.append(http.fetch(
-                    f"{base}/v3/{provider}/{tag}/catalog.zip",
-                    name=f"{provider}/{tag}/catalog.zip", ext="zip", session=sess,
-                    backoff_s=BACKOFF_S,
-                ))
-            except FetchError as exc:
-                log.warning("gpuhunt: %s catalog not fetched: %s", provider, exc)
-                failures[provider] = exc
-                if isinstance(exc, UnreachableError):
-                    for rest in PROVIDERS[PROVIDERS.index(provider) + 1:]:
-                        failures[rest] = UnreachableError(f"not tried: {exc}")
-                    break
-    finally:
-        if session is None:
-            sess.close()
-    return payloads, failures
+def _parts(ctx: FetchContext) -> Iterator[Part]:
+    """Each provider's current catalog.zip, named by its version file."""
+    base = ctx.url().rstrip("/")
+    for provider in PROVIDERS:
+        if not ctx.selected(provider):
+            continue
+        try:
+            version = ctx.get(f"{base}/v3/{provider}/version", name="version", ext="txt")
+        except FetchError as exc:
+            ctx.fail(provider, exc)
+            continue
+        tag = version.content.decode("ascii", "replace").strip()
+        if not re.fullmatch(r"[0-9A-Za-z._-]{1,64}", tag):
+            ctx.fail(provider, FetchError(f"gpuhunt: {provider} version file holds {tag[:40]!r}"))
+            continue
+        yield Part(provider, f"{base}/v3/{provider}/{tag}/catalog.zip",
+                   f"{provider}/{tag}/catalog.zip", "zip")
 
 
 # -- parse ----------------------------------------------------------------------------------
@@ -185,27 +155,13 @@ def parse(payload: Payload) -> ParseResult:
         counts.setdefault((row.get("instance_name") or "").strip(), set()).add(
             (row.get("gpu_count") or "").strip())
     shared = {name for name, seen in counts.items() if len(seen) > 1}
-    best: dict[tuple[str, str, str], PriceObservation] = {}
+    offers = CheapestOffers(result)
     for row in rows:
         obs = _row(row, provider, result, count_in_sku=(row.get("instance_name") or "").strip()
                    in shared)
-        if obs is None:
-            continue
-        key = (obs.sku, obs.region, obs.pricing_model)
-        held = best.get(key)
-        if held is not None:
-            keep, drop = (held, obs) if (held.price_per_hour or 0) <= (obs.price_per_hour or 0) \
-                else (obs, held)
-            result.rejects.append(Reject(
-                "duplicate_offer", f"{obs.sku} {obs.region} {obs.pricing_model}:"
-                f" {drop.price_per_hour} dropped, {keep.price_per_hour} kept", _raw(row)))
-            obs = keep
-        best[key] = obs
-    result.prices = list(best.values())
-    if not result.prices:
-        reasons = Counter(r.reason for r in result.rejects)
-        raise EmptyPayloadError(f"gpuhunt {payload.name}: no GPU offer with a price among"
-                                f" {len(rows)} rows (rejects {dict(reasons)})")
+        if obs is not None:
+            offers.add(obs, _raw(row))
+    offers.finish(f"gpuhunt {payload.name}: no GPU offer with a price", f"{len(rows)} rows")
     return result
 
 
@@ -291,3 +247,9 @@ def _parse_tpu_table(payload: Payload) -> ParseResult:
     if not result.prices:
         raise EmptyPayloadError(f"gpuhunt {payload.name}: TPU table without a price")
     return result
+
+
+SOURCE = Source(
+    name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse, parts=_parts,
+    description="gpuhunt's published provider catalogs (dstack), one zip per provider",
+)

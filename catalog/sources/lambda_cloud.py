@@ -27,10 +27,8 @@ import re
 from collections import Counter
 from datetime import UTC, datetime
 
-import requests
 from bs4 import BeautifulSoup, Comment, Tag
 
-from catalog import http
 from catalog.records import (
     EmptyPayloadError,
     ParseError,
@@ -39,11 +37,10 @@ from catalog.records import (
     PriceObservation,
     Reject,
 )
+from catalog.sources.base import FetchPolicy, Source, keep_cheapest
 
 NAME = "lambda"
-KIND = "prices"
 DEFAULT_URL = "https://lambda.ai/pricing"
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
 
 STREAM = "pricing_page"
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
@@ -54,12 +51,6 @@ _MEMORY = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>GB|GiB|TB|TiB)$", re.I)
 _PER_GPU = re.compile(r"/\s*GPU\b", re.I)
 _COUNT = re.compile(r"^(?P<n>\d+)\s*x$", re.I)
 _CAPTURE = re.compile(r"web\.archive\.org/web/(?P<ts>\d{14})(?:[a-z]{2}_)?/")
-
-
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    url = http.source_url(NAME, DEFAULT_URL)
-    return [http.fetch(url, name="pricing.html", ext="html", session=session,
-                       backoff_s=BACKOFF_S, html=True)]
 
 
 def _text(node: Tag | None) -> str:
@@ -121,7 +112,7 @@ def parse(payload: Payload) -> ParseResult:
         _parse_2026_row(row, soup, result)
     for title in rows_2024:
         _parse_2024_row(title, result)
-    _drop_duplicates(result)
+    keep_cheapest(result)
     if not result.prices:
         reasons = Counter(r.reason for r in result.rejects)
         raise EmptyPayloadError(
@@ -227,17 +218,8 @@ def _parse_2026_row(row: Tag, soup: BeautifulSoup, result: ParseResult) -> None:
     ))
 
 
-def _drop_duplicates(result: ParseResult) -> None:
-    best: dict[str, PriceObservation] = {}
-    for obs in result.prices:
-        held = best.get(obs.sku)
-        if held is None:
-            best[obs.sku] = obs
-            continue
-        keep, drop = (held, obs) if (held.price_per_hour or 0) <= (obs.price_per_hour or 0) \
-            else (obs, held)
-        best[obs.sku] = keep
-        result.rejects.append(Reject(
-            "duplicate_offer", f"{obs.sku}: {drop.price_per_hour} dropped,"
-            f" {keep.price_per_hour} kept"))
-    result.prices = list(best.values())
+SOURCE = Source(
+    name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse,
+    payload_name="pricing.html", ext="html", policy=FetchPolicy(html=True),
+    description="Lambda's public pricing page (scraped HTML)",
+)

@@ -20,38 +20,31 @@ Read from one file (the stream is "<submitter>/<file stem>", so every system sta
 
 Live fetch: the GitHub contents API lists `closed/` (DEFAULT_URL, overridable with
 GPUCOST_SOURCE_URL_MLPERF) and each submitter's `systems/` folder; every JSON is then fetched
-from its download_url, at most one request per POLITENESS_S seconds per host, at most
+from its download_url, at most one request per 1.0 s per host, at most
 MAX_FILES files. Results rounds are immutable: an identical file reloads as 'unchanged'.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import re
+from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-import requests
-
-from catalog import http
 from catalog.records import (
     FetchError,
     ParseError,
     ParseResult,
-    PartsFailedError,
     Payload,
     Reject,
     UnreachableError,
 )
+from catalog.sources.base import FetchContext, FetchPolicy, Part, Source
 from catalog.specs import SpecCollector, number
 
 NAME = "mlperf"
-KIND = "specs"
 DEFAULT_URL = "https://api.github.com/repos/mlcommons/inference_results_v4.1/contents/closed"
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
-POLITENESS_S = 1.0  # minimum seconds between two requests to one host (tests set it to 0)
 MAX_FILES = 400
-log = logging.getLogger(__name__)
 
 _NO_NAME = frozenset({"", "n/a", "na", "none", "todo", "-"})
 _MEMORY = re.compile(r"^\s*(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>GB|GiB|MB|MiB|TB)\s*$", re.I)
@@ -61,17 +54,8 @@ _NAME_WATTS = re.compile(r"-(?P<w>\d{2,4})W$", re.I)
 _NVLINK_BW = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*GB/s", re.I)
 
 
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    payloads, failures = fetch_each(session)
-    if not payloads:
-        raise PartsFailedError(NAME, failures)
-    return payloads
-
-
-def _listing(url: str, sess: requests.Session) -> list[dict[str, object]]:
-    payload = http.fetch(url, name="listing.json", ext="json", session=sess,
-                         backoff_s=BACKOFF_S, min_interval_s=POLITENESS_S,
-                         headers={"Accept": "application/vnd.github+json"})
+def _listing(ctx: FetchContext, url: str) -> list[dict[str, object]]:
+    payload = ctx.get(url, name="listing.json", ext="json")
     try:
         items = json.loads(payload.content)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -81,46 +65,30 @@ def _listing(url: str, sess: requests.Session) -> list[dict[str, object]]:
     return [i for i in items if isinstance(i, dict)]
 
 
-def fetch_each(
-    session: requests.Session | None = None,
-) -> tuple[list[Payload], dict[str, FetchError]]:
-    base = http.source_url(NAME, DEFAULT_URL).rstrip("/")
-    sess = session or requests.Session()
-    payloads: list[Payload] = []
-    failures: dict[str, FetchError] = {}
-    try:
+def _parts(ctx: FetchContext) -> Iterator[Part]:
+    """Every submitter's systems/*.json (at most MAX_FILES), found through the listings."""
+    base = ctx.url().rstrip("/")
+    submitters = [str(i["name"]) for i in _listing(ctx, base)
+                  if i.get("type") == "dir" and i.get("name")]
+    files: list[tuple[str, str]] = []
+    for sub in submitters:
         try:
-            submitters = [str(i["name"]) for i in _listing(base, sess)
-                          if i.get("type") == "dir" and i.get("name")]
+            entries = _listing(ctx, f"{base}/{sub}/systems")
         except FetchError as exc:
-            return [], {"closed": exc}
-        files: list[tuple[str, str]] = []
-        for sub in submitters:
-            try:
-                entries = _listing(f"{base}/{sub}/systems", sess)
-            except FetchError as exc:
-                if isinstance(exc, UnreachableError):
-                    failures[sub] = exc
-                    break
-                if "HTTP 404" not in str(exc):  # a submitter without systems/ is normal
-                    failures[sub] = exc
-                continue
-            for e in entries:
-                name, url = str(e.get("name") or ""), str(e.get("download_url") or "")
-                if name.endswith(".json") and url:
-                    files.append((f"{sub}/systems/{name}", url))
-        for rel, url in files[:MAX_FILES]:
-            try:
-                payloads.append(http.fetch(url, name=rel, ext="json", session=sess,
-                                           backoff_s=BACKOFF_S, min_interval_s=POLITENESS_S))
-            except FetchError as exc:
-                failures[rel] = exc
-                if isinstance(exc, UnreachableError):
-                    break
-    finally:
-        if session is None:
-            sess.close()
-    return payloads, failures
+            if isinstance(exc, UnreachableError):
+                ctx.fail(sub, exc)
+                return
+            if "HTTP 404" not in str(exc):  # a submitter without systems/ is normal
+                ctx.fail(sub, exc)
+            continue
+        for e in entries:
+            name, url = str(e.get("name") or ""), str(e.get("download_url") or "")
+            if name.endswith(".json") and url:
+                files.append((f"{sub}/systems/{name}", url))
+    for rel, url in files[:MAX_FILES]:
+        if ctx.is_unreachable(url):  # the host went away: the rest would fail the same way
+            return
+        yield Part(rel, url, rel, "json")
 
 
 def _text(value: object) -> str:
@@ -172,3 +140,10 @@ def parse(payload: Payload) -> ParseResult:
     nodes = number(_text(data.get("number_of_nodes"))) or 1.0
     out.add(name, "accelerators_per_system", per_node * nodes, "count", raw)
     return result
+
+
+SOURCE = Source(
+    name=NAME, kind="specs", default_url=DEFAULT_URL, parse=parse, parts=_parts,
+    policy=FetchPolicy(min_interval_s=1.0, headers={"Accept": "application/vnd.github+json"}),
+    description="MLPerf Inference system descriptions (MLCommons results repositories)",
+)

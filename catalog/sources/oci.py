@@ -38,39 +38,28 @@ import io
 import json
 import re
 import zipfile
-from collections import Counter
 from typing import Any
 
-import requests
-
-from catalog import http
 from catalog.records import (
-    EmptyPayloadError,
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
 )
+from catalog.sources.base import FetchContext, Source, raise_empty
 
 NAME = "oci"
-KIND = "prices"
 DEFAULT_URL = "https://www.oracle.com/a/ocom/docs/cloudestimator2/data"
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
 STREAM = "cost_estimator"
 DOCUMENTS = ("shapes.json", "products.json")
 _LEGACY_GPU = {"GPU4": "A100 40GB", "GPU3": "V100", "GPU2": "P100"}
 
 
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    base = http.source_url(NAME, DEFAULT_URL).rstrip("/")
-    sess = session or requests.Session()
-    try:
-        parts = [http.fetch(f"{base}/{doc}", name=doc, ext="json", session=sess,
-                            backoff_s=BACKOFF_S) for doc in DOCUMENTS]
-    finally:
-        if session is None:
-            sess.close()
+def _walk(ctx: FetchContext) -> list[Payload]:
+    """The estimator's two documents, stored as one zip (both are needed to parse)."""
+    base = ctx.url().rstrip("/")
+    parts = [ctx.get(f"{base}/{doc}", name=doc, ext="json") for doc in DOCUMENTS]
     buffer = io.BytesIO()
     # fixed timestamps: the same two responses always make the same zip bytes (same sha256)
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -174,7 +163,12 @@ def parse(payload: Payload) -> ParseResult:
                 shape.get("bundleMemoryQty"), (int, float)) else None,
         ))
     if not result.prices:
-        reasons = Counter(r.reason for r in result.rejects)
-        raise EmptyPayloadError(f"oci {payload.name}: no priced GPU shape among"
-                                f" {len(shapes['items'])} shapes (rejects {dict(reasons)})")
+        raise_empty(result, f"oci {payload.name}: no priced GPU shape",
+                    f"{len(shapes['items'])} shapes")
     return result
+
+
+SOURCE = Source(
+    name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse, walk=_walk,
+    description="Oracle Cloud cost estimator: GPU shapes and their USD prices",
+)

@@ -24,37 +24,27 @@ ParseError.
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-import requests
-
-from catalog import http
 from catalog.records import (
     EmptyPayloadError,
-    FetchError,
     ParseError,
     ParseResult,
-    PartsFailedError,
     Payload,
     Reject,
-    UnreachableError,
 )
+from catalog.sources.base import FetchContext, FetchPolicy, Part, Source
 from catalog.specs import SpecCollector, number
 
 NAME = "rocm"
-KIND = "specs"
 DEFAULT_URL = "https://raw.githubusercontent.com/ROCm/ROCm/develop/docs"
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
-POLITENESS_S = 1.0  # minimum seconds between two requests to the host (tests set it to 0)
 FILES: tuple[str, ...] = (
     "reference/gpu-arch-specs.rst",
     "conceptual/gpu-arch/mi300.md",
     "conceptual/gpu-arch/mi250.md",
 )
-log = logging.getLogger(__name__)
 
 _PEAK_ROWS = {
     "matrix fp64": "peak_fp64_matrix_dense_tflops",
@@ -73,42 +63,10 @@ _BANDWIDTH = re.compile(
     r"(?:/\s*s(?:ec)?\b|per\s+second)", re.I)
 
 
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    payloads, failures = fetch_each(session)
-    if not payloads:
-        raise PartsFailedError(NAME, failures)
-    return payloads
-
-
-def fetch_each(
-    session: requests.Session | None = None,
-) -> tuple[list[Payload], dict[str, FetchError]]:
-    base = http.source_url(NAME, DEFAULT_URL).rstrip("/")
-    sess = session or requests.Session()
-    payloads: list[Payload] = []
-    failures: dict[str, FetchError] = {}
-    unreachable: UnreachableError | None = None
-    try:
-        for rel in FILES:
-            stem = PurePosixPath(rel).stem
-            if unreachable is not None:
-                failures[stem] = UnreachableError(f"not tried: {unreachable}")
-                continue
-            url = f"{base}/{rel}"
-            try:
-                payloads.append(http.fetch(url, name=PurePosixPath(rel).name,
-                                           ext=PurePosixPath(rel).suffix.lstrip("."),
-                                           session=sess, backoff_s=BACKOFF_S,
-                                           min_interval_s=POLITENESS_S))
-            except FetchError as exc:
-                log.warning("rocm: %s not fetched: %s", rel, exc)
-                failures[stem] = exc
-                if isinstance(exc, UnreachableError):
-                    unreachable = exc
-    finally:
-        if session is None:
-            sess.close()
-    return payloads, failures
+def _parts(ctx: FetchContext) -> list[Part]:
+    base = ctx.url().rstrip("/")
+    return [Part(PurePosixPath(rel).stem, f"{base}/{rel}", PurePosixPath(rel).name,
+                 PurePosixPath(rel).suffix.lstrip(".")) for rel in FILES]
 
 
 @dataclass
@@ -245,3 +203,10 @@ def _read_peak_table(table: ListTable, type_col: int, peak_col: int, text: str,
     bw = _BANDWIDTH.search(text)
     if bw:
         out.add(name, "memory_bw_tbps", bw.group("n"), "TB/s", bw.group(0))
+
+
+SOURCE = Source(
+    name=NAME, kind="specs", default_url=DEFAULT_URL, parse=parse, parts=_parts,
+    policy=FetchPolicy(min_interval_s=1.0),  # one request per 1.0 s to the host
+    description="AMD ROCm documentation: Instinct GPU specification tables",
+)

@@ -35,10 +35,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-import requests
 from bs4 import BeautifulSoup, Comment, Tag
 
-from catalog import http
 from catalog.records import (
     EmptyPayloadError,
     ParseError,
@@ -47,11 +45,10 @@ from catalog.records import (
     PriceObservation,
     Reject,
 )
+from catalog.sources.base import Source, keep_cheapest
 
 NAME = "runpod"
-KIND = "prices"
 DEFAULT_URL = "https://www.runpod.io/pricing"
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
 
 STREAM = "pricing_page"
 TIERS = {"secure": "on_demand", "community": "community"}
@@ -59,12 +56,6 @@ _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), No
 _SUFFIX = re.compile(r"\s+GPU\s+on\s+Runpod\s*$", re.I)
 _CAPTURE = re.compile(r"web\.archive\.org/web/(?P<ts>\d{14})(?:[a-z]{2}_)?/")
 _TAG = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<what>GB VRAM|GB RAM|vCPUs?)$", re.I)
-
-
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    url = http.source_url(NAME, DEFAULT_URL)
-    return [http.fetch(url, name="pricing.html", ext="html", session=session,
-                       backoff_s=BACKOFF_S)]
 
 
 def _clean(text: str) -> str:
@@ -108,7 +99,7 @@ def parse(payload: Payload) -> ParseResult:
     if not products:  # the attribute layout only when no structured data is present
         for node in price_nodes:
             _parse_row(node, result)
-    _drop_duplicates(result)
+    keep_cheapest(result)
     if not result.prices:
         reasons = Counter(r.reason for r in result.rejects)
         raise EmptyPayloadError(
@@ -218,18 +209,8 @@ def _parse_row(node: Tag, result: ParseResult) -> None:
         ))
 
 
-def _drop_duplicates(result: ParseResult) -> None:
-    best: dict[tuple[str, str], PriceObservation] = {}
-    for obs in result.prices:
-        key = (obs.sku, obs.pricing_model)
-        held = best.get(key)
-        if held is None:
-            best[key] = obs
-            continue
-        keep, drop = (held, obs) if (held.price_per_hour or 0) <= (obs.price_per_hour or 0) \
-            else (obs, held)
-        best[key] = keep
-        result.rejects.append(Reject(
-            "duplicate_offer", f"{obs.sku} {obs.pricing_model}: {drop.price_per_hour} dropped,"
-            f" {keep.price_per_hour} kept"))
-    result.prices = list(best.values())
+SOURCE = Source(
+    name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse,
+    payload_name="pricing.html", ext="html",
+    description="RunPod's pricing page (JSON-LD products or data-attribute rows)",
+)

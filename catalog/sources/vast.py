@@ -37,26 +37,21 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-import requests
-
-from catalog import http
 from catalog.records import (
-    EmptyPayloadError,
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
 )
+from catalog.sources.base import FetchContext, Part, Source, raise_empty
 
 NAME = "vast"
-KIND = "prices"
 DEFAULT_URL = "https://console.vast.ai/api/v0/bundles/"
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
 LIMIT = 10_000
 STREAM = "marketplace"
 QUERY: dict[str, Any] = {
@@ -68,12 +63,6 @@ QUERY: dict[str, Any] = {
 }
 # GPU models Vast lists under one name in several memory sizes: the VRAM joins the name.
 _VRAM_IN_NAME = re.compile(r"^(?:Tesla\s+)?(?:A100|A800|V100|A30)\b", re.I)
-
-
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    url = http.source_url(NAME, DEFAULT_URL)
-    return [http.fetch(url, name="bundles.json", ext="json", session=session, method="POST",
-                       json_body=QUERY, backoff_s=BACKOFF_S)]
 
 
 def quantile(values: Sequence[float], p: float) -> float:
@@ -161,8 +150,15 @@ def parse(payload: Payload) -> ParseResult:
                 price_p90_per_hour=round(quantile(prices, 0.9), 6),
             ))
     if not result.prices:
-        reasons = Counter(r.reason for r in result.rejects)
-        raise EmptyPayloadError(
-            f"vast {payload.name}: no priced offer among {len(offers)} (rejects {dict(reasons)})"
-        )
+        raise_empty(result, f"vast {payload.name}: no priced offer", f"{len(offers)} offers")
     return result
+
+
+def _parts(ctx: FetchContext) -> list[Part]:
+    return [Part(NAME, ctx.url(), "bundles.json", "json", method="POST", json_body=QUERY)]
+
+
+SOURCE = Source(
+    name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse, parts=_parts,
+    description="Vast.ai marketplace offers (bundles search API), aggregated per GPU",
+)

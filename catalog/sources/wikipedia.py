@@ -37,16 +37,12 @@ from __future__ import annotations
 import json
 import re
 
-import requests
-
-from catalog import http
 from catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload, Reject
+from catalog.sources.base import Source
 from catalog.specs import SpecCollector, number
 
 NAME = "wikipedia"
-KIND = "specs"
 DEFAULT_URL = "https://raw.githubusercontent.com/voidful/gpu-info-api/gpu-data/gpu.json"
-BACKOFF_S = 1.0  # first retry delay handed to catalog.http.fetch (tests set it to 0)
 STREAM = "gpu_info_api"
 
 _NAME_COLUMNS = (
@@ -102,11 +98,6 @@ _COLUMNS: dict[str, list[tuple[str, str, str]]] = {
 _UNIT_WORDS = {"W": ("w", "watts"), "mm2": ("mm", "mm2", "mm²"), "GB": ("gb",),
                "GiB": ("gib", "gb"), "GB/s": ("gb/s",)}
 _FIGURE = r"\d+(?:\.\d+)?"
-
-
-def fetch(session: requests.Session | None = None) -> list[Payload]:
-    url = http.source_url(NAME, DEFAULT_URL)
-    return [http.fetch(url, name="gpu.json", ext="json", session=session, backoff_s=BACKOFF_S)]
 
 
 def _cell(value: object) -> str:
@@ -212,3 +203,10 @@ def parse(payload: Payload) -> ParseResult:
     if not result.specs:
         raise EmptyPayloadError(f"wikipedia {payload.name}: no figure in {len(data)} records")
     return result
+
+
+SOURCE = Source(
+    name=NAME, kind="specs", default_url=DEFAULT_URL, parse=parse,
+    payload_name="gpu.json", ext="json",
+    description="Wikipedia's GPU tables as JSON (voidful/gpu-info-api)",
+)

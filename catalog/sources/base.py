@@ -1,0 +1,292 @@
+"""The one contract every source module fulfils, and the helpers they share.
+
+A source module defines its parser (a pure function of the payload bytes) and one `SOURCE`
+object that says everything the pipeline needs to know about it:
+
+    SOURCE = Source(
+        name="lambda", kind="prices", default_url="https://lambda.ai/pricing",
+        parse=parse,                        # Payload -> ParseResult (raises SourceError)
+        parts=None,                         # default: one document at the source's URL
+        policy=FetchPolicy(html=True),      # timeouts, retries, backoff, politeness
+    )
+
+The pipeline only ever calls `SOURCE.fetch()` and `SOURCE.parse(payload)`; everything about
+the network (timeouts, retries on 429/5xx, backoff, robots.txt, per-host spacing, the size
+cap) is `catalog.http.fetch`, driven by the source's `FetchPolicy`.
+
+A feed of several documents lists them as `Part`s from its `parts(ctx)` function (a
+generator may fetch navigation documents first with `ctx.get`). Parts are fetched one after
+the other; a part that fails is recorded under its key and the others still come, except
+that once a host is unreachable its remaining parts are not tried. A walk whose next request
+depends on the previous body (Azure's NextPageLink) or that combines documents (OCI's zip)
+gives `walk(ctx)` instead.
+
+`GPUCOST_SOURCE_URL_<NAME>` overrides the endpoint; `GPUCOST_SOURCE_PARTS_<NAME>` (comma
+separated keys, e.g. `lambda,gcp` for SkyPilot) limits a multi-part feed to some parts.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+
+from catalog import http
+from catalog.records import (
+    EmptyPayloadError,
+    FetchError,
+    ParseResult,
+    PartsFailedError,
+    Payload,
+    PriceObservation,
+    Reject,
+    UnreachableError,
+)
+
+log = logging.getLogger("catalog.sources")
+
+KINDS = ("prices", "specs")
+
+
+@dataclass(frozen=True)
+class FetchPolicy:
+    """How politely and how persistently a source is fetched (None: catalog.http's default)."""
+
+    timeout: tuple[float, float] | None = None  # (connect, read) seconds
+    retries: int = 3  # extra attempts on 429/5xx and transient connection errors
+    backoff_s: float | None = None  # first retry delay, doubled each time
+    max_bytes: int | None = None  # size cap of one response body
+    html: bool = False  # a scraped page: honour robots.txt, space requests per host
+    min_interval_s: float | None = None  # spacing between requests to one host
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One document of a feed: `key` names it in errors and, for a multi-part feed, is the
+    stream a failure is recorded under."""
+
+    key: str
+    url: str
+    name: str  # the payload's name (file name or part of the feed)
+    ext: str  # extension when saved raw: json, csv, html, zip...
+    method: str = "GET"
+    params: Mapping[str, str] | None = None
+    json_body: Any = None
+    max_bytes: int | None = None
+    headers: Mapping[str, str] | None = None
+
+
+@dataclass
+class Fetched:
+    """What a live fetch of one source returned: payloads, and the parts that failed."""
+
+    payloads: list[Payload]
+    errors: dict[str, FetchError] = field(default_factory=dict)  # part key -> error
+
+
+class FetchContext:
+    """What a source's `parts` or `walk` function fetches with: the session, the policy, and
+    the failures seen so far (a host found unreachable is not asked again in this fetch)."""
+
+    def __init__(self, source: Source, session: requests.Session) -> None:
+        self.source = source
+        self.session = session
+        self.errors: dict[str, FetchError] = {}
+        self.unreachable: dict[str, UnreachableError] = {}  # host -> why
+
+    def url(self, suffix: str = "", default: str | None = None) -> str:
+        """The endpoint (`GPUCOST_SOURCE_URL_<NAME>[_<SUFFIX>]`, else `default` or the
+        source's default URL)."""
+        name = self.source.name + (f"_{suffix}" if suffix else "")
+        return http.source_url(name, default if default is not None
+                               else self.source.default_url)
+
+    def selected(self, key: str) -> bool:
+        return self.source.selected(key)
+
+    def is_unreachable(self, url: str) -> bool:
+        return urlsplit(url).netloc in self.unreachable
+
+    def get(self, url: str, *, name: str, ext: str, method: str = "GET",
+            params: Mapping[str, str] | None = None, json_body: Any = None,
+            max_bytes: int | None = None, headers: Mapping[str, str] | None = None) -> Payload:
+        """One request under the source's policy (a named FetchError when it fails). A host
+        that was unreachable earlier in this fetch is not asked again."""
+        host = urlsplit(url).netloc
+        if host in self.unreachable:
+            raise UnreachableError(f"not tried: {self.unreachable[host]}")
+        p = self.source.policy
+        try:
+            return http.fetch(
+                url, name=name, ext=ext, session=self.session, method=method, params=params,
+                json_body=json_body, headers={**p.headers, **(headers or {})},
+                timeout=p.timeout, max_bytes=max_bytes or p.max_bytes, retries=p.retries,
+                backoff_s=p.backoff_s, html=p.html, min_interval_s=p.min_interval_s,
+            )
+        except UnreachableError as exc:
+            self.unreachable[host] = exc
+            raise
+
+    def fetch_part(self, part: Part) -> Payload:
+        return self.get(part.url, name=part.name, ext=part.ext, method=part.method,
+                        params=part.params, json_body=part.json_body, max_bytes=part.max_bytes,
+                        headers=part.headers)
+
+    def fail(self, key: str, error: FetchError) -> None:
+        """Record part `key` as failed (it is loaded as a failed fetch of that stream)."""
+        if not str(error).startswith("not tried:"):
+            log.warning("%s: %s not fetched: %s", self.source.name, key, error)
+        self.errors[key] = error
+
+
+PartsFn = Callable[[FetchContext], Iterable[Part]]
+WalkFn = Callable[[FetchContext], list[Payload]]
+
+
+@dataclass(frozen=True)
+class Source:
+    """A registered source: what it is, where it lives, how to fetch it and how to parse it."""
+
+    name: str  # registry key, e.g. "azure"; also the <NAME> of GPUCOST_SOURCE_URL_<NAME>
+    kind: str  # "prices" or "specs"
+    default_url: str  # the live endpoint (or base URL of its parts)
+    parse: Callable[[Payload], ParseResult]
+    parts: PartsFn | None = None  # the documents of the feed; None: one at the URL
+    walk: WalkFn | None = None  # instead of parts: a walk that needs the previous body
+    payload_name: str = ""  # the single document's name (default parts)
+    ext: str = ""  # the single document's extension (default parts)
+    policy: FetchPolicy = field(default_factory=FetchPolicy)
+    # The pages of one live fetch form one snapshot (Azure's NextPageLink walk): they are
+    # loaded together under this stream, so the row-count guard sees the whole walk.
+    live_stream: str | None = None
+    description: str = ""  # one line: what the source is
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"source {self.name}: kind {self.kind!r} is not one of {KINDS}")
+        if self.parts is not None and self.walk is not None:
+            raise ValueError(f"source {self.name}: give parts or walk, not both")
+        if self.parts is None and self.walk is None and not (self.payload_name and self.ext):
+            raise ValueError(f"source {self.name}: a single document needs payload_name and ext")
+
+    @property
+    def url(self) -> str:
+        """The live endpoint in force (GPUCOST_SOURCE_URL_<NAME> or the default)."""
+        return http.source_url(self.name, self.default_url)
+
+    def selected(self, key: str) -> bool:
+        """Whether part `key` is fetched (GPUCOST_SOURCE_PARTS_<NAME> limits the parts)."""
+        keys = os.environ.get(f"GPUCOST_SOURCE_PARTS_{self.name.upper()}", "").strip()
+        return not keys or key in {k.strip() for k in keys.split(",")}
+
+    def default_parts(self, ctx: FetchContext) -> Iterator[Part]:
+        yield Part(self.name, self.url, self.payload_name, self.ext)
+
+    def fetch(self, session: requests.Session | None = None) -> Fetched:
+        """Fetch every part: the payloads that came and the named error of each part that did
+        not. Raises when nothing came: the error itself for a single document (or a failed
+        index), else PartsFailedError; EmptyPayloadError when the feed listed nothing."""
+        sess = session or requests.Session()
+        try:
+            ctx = FetchContext(self, sess)
+            if self.walk is not None:
+                fetched = Fetched(list(self.walk(ctx)), dict(ctx.errors))
+            else:
+                fetched = fetch_parts(ctx, (self.parts or self.default_parts)(ctx))
+        finally:
+            if session is None:
+                sess.close()
+        if not fetched.payloads:
+            if len(fetched.errors) == 1 and set(fetched.errors) & {self.name, "index"}:
+                raise next(iter(fetched.errors.values()))  # the one document, or the index
+            if fetched.errors:
+                raise PartsFailedError(self.name, dict(fetched.errors))
+            raise EmptyPayloadError(f"{self.name}: the live fetch found nothing to fetch")
+        return fetched
+
+
+def fetch_parts(ctx: FetchContext, parts: Iterable[Part]) -> Fetched:
+    """Fetch parts in order; a failed part is recorded alone (an unreachable host's other
+    parts fail at once as "not tried"). A navigation failure inside a `parts` generator ends
+    the walk and is recorded under the key "index"."""
+    payloads: list[Payload] = []
+    iterator = iter(parts)
+    while True:
+        try:
+            part = next(iterator)
+        except StopIteration:
+            break
+        except FetchError as exc:
+            ctx.fail("index", exc)
+            break
+        if not ctx.selected(part.key):
+            continue
+        try:
+            payloads.append(ctx.fetch_part(part))
+        except FetchError as exc:
+            ctx.fail(part.key, exc)
+    return Fetched(payloads, dict(ctx.errors))
+
+
+# ---- parse helpers ----------------------------------------------------------------------
+
+
+class CheapestOffers:
+    """Accepted price observations keyed by (provider, sku, region, pricing model): when a
+    payload lists
+    the same offer twice, the lowest price is kept and the other becomes a duplicate_offer
+    reject (never dropped silently)."""
+
+    def __init__(self, result: ParseResult) -> None:
+        self.result = result
+        self.best: dict[tuple[str, str, str, str], tuple[PriceObservation, str]] = {}
+
+    def add(self, obs: PriceObservation, raw: str = "") -> None:
+        key = (obs.provider, obs.sku, obs.region, obs.pricing_model)
+        held = self.best.get(key)
+        if held is None:
+            self.best[key] = (obs, raw)
+            return
+        keep, drop = held, (obs, raw)
+        if (obs.price_per_hour or 0) < (held[0].price_per_hour or 0):
+            keep, drop = (obs, raw), held
+        self.best[key] = keep
+        self.result.rejects.append(Reject(
+            "duplicate_offer",
+            " ".join(x for x in (obs.provider, obs.sku, obs.region, obs.pricing_model) if x)
+            + f": {drop[0].price_per_hour} dropped, {keep[0].price_per_hour} kept",
+            drop[1],
+        ))
+
+    def reject(self, reason: str, detail: str, raw: str = "") -> None:
+        self.result.rejects.append(Reject(reason, detail, raw))
+
+    def finish(self, what: str, seen: str = "") -> ParseResult:
+        """Put the kept offers into the result; EmptyPayloadError when there is none."""
+        self.result.prices = [obs for obs, _ in self.best.values()]
+        if not self.result.prices:
+            raise_empty(self.result, what, seen)
+        return self.result
+
+
+def keep_cheapest(result: ParseResult) -> None:
+    """Keep the lowest price of each offer listed twice in `result` (CheapestOffers)."""
+    offers = CheapestOffers(result)
+    for obs in result.prices:
+        offers.add(obs)
+    result.prices = [obs for obs, _ in offers.best.values()]
+
+
+def raise_empty(result: ParseResult, what: str, seen: str = "") -> None:
+    """Refuse a payload that parsed to no accepted row: `what` says so ("azure p1: no accepted
+    GPU VM price"), `seen` what was read; the reject reasons are counted."""
+    reasons = dict(Counter(r.reason for r in result.rejects))
+    detail = ", ".join(x for x in (seen, f"rejects {reasons}" if reasons else "") if x)
+    raise EmptyPayloadError(what + (f" ({detail})" if detail else ""))
