@@ -12,6 +12,8 @@ module-scoped warehouse in a temporary GPUCOST_DATA_DIR:
   shell's globbing done here), stdout and stderr captured;
 * a command that needs a shell (a pipe, a redirection, `$VAR`) runs in `bash -c` with the
   virtualenv first on PATH; so do the few other programs listed in SAFE_PROGRAMS;
+* a command may regenerate a page (`python -m flows.validation_doc`): it passes only when the
+  committed page is already what it writes (the page is put back either way);
 * nothing touches the internet: the live HTTP fetch is replaced by one that fails at once as
   if offline (in the subprocesses every source URL points at a closed local port), so
   `gpucost refresh` runs exactly as it does on a machine without network.
@@ -295,6 +297,7 @@ def _param(cmd: Command):  # type: ignore[no-untyped-def]
 def test_command_runs_as_written(cmd: Command, warehouse: Warehouse) -> None:
     if cmd.skip:
         pytest.skip(f"{cmd.where}: {cmd.skip}")
+    before = {path: path.read_bytes() for path in DOCS}
     if _is_ingest(cmd):
         code, out, err = warehouse.ingested[cmd.where]
     elif _is_inprocess(cmd):
@@ -305,6 +308,12 @@ def test_command_runs_as_written(cmd: Command, warehouse: Warehouse) -> None:
             f"{cmd.where}: `{cmd.text}` runs {unknown}: add the program to SAFE_PROGRAMS if "
             "it is safe to run here, or mark the line `# docs-test: skip (why)`")
         code, out, err = _run_shell(cmd, warehouse.data_dir)
+    changed = [path for path, content in before.items() if path.read_bytes() != content]
+    for path in changed:  # a generator that found its page stale: put the page back
+        path.write_bytes(before[path])
+    assert not changed, (
+        f"{cmd.where}: `{cmd.text}` changed {[p.name for p in changed]}: the committed page is "
+        "stale; run the command and commit the result")
     assert code == cmd.expect, (
         f"{cmd.where}: `{cmd.text}` exited {code}, the doc expects {cmd.expect}\n"
         f"--- stdout\n{out[-3000:]}\n--- stderr\n{err[-3000:]}")
