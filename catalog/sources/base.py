@@ -29,13 +29,16 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
+from bs4 import BeautifulSoup, Comment
 
 from catalog import http
 from catalog.records import (
@@ -290,3 +293,28 @@ def raise_empty(result: ParseResult, what: str, seen: str = "") -> None:
     reasons = dict(Counter(r.reason for r in result.rejects))
     detail = ", ".join(x for x in (seen, f"rejects {reasons}" if reasons else "") if x)
     raise EmptyPayloadError(what + (f" ({detail})" if detail else ""))
+
+
+_WAYBACK_CAPTURE = re.compile(r"web\.archive\.org/web/(?P<ts>\d{14})(?:[a-z]{2}_)?/")
+
+
+def read_html(payload: Payload) -> BeautifulSoup:
+    """A scraped page's tree (UTF-8, else Latin-1: a page never fails on its encoding)."""
+    try:
+        text = payload.content.decode("utf-8")
+    except UnicodeDecodeError:
+        text = payload.content.decode("latin-1")
+    return BeautifulSoup(text, "html.parser")
+
+
+def wayback_capture_time(soup: BeautifulSoup) -> datetime | None:
+    """When a recorded page was captured, from the Wayback Machine's comment
+    (``/web/20241103180910id_/``); None for a live page."""
+    for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
+        m = _WAYBACK_CAPTURE.search(str(comment))
+        if m:
+            try:
+                return datetime.strptime(m.group("ts"), "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+            except ValueError:
+                return None
+    return None

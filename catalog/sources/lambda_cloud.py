@@ -24,20 +24,24 @@ comment at the top of a recorded page (``/web/20241103180910id_/``), else left N
 from __future__ import annotations
 
 import re
-from collections import Counter
-from datetime import UTC, datetime
 
-from bs4 import BeautifulSoup, Comment, Tag
+from bs4 import BeautifulSoup, Tag
 
 from catalog.records import (
-    EmptyPayloadError,
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
 )
-from catalog.sources.base import FetchPolicy, Source, keep_cheapest
+from catalog.sources.base import (
+    FetchPolicy,
+    Source,
+    keep_cheapest,
+    raise_empty,
+    read_html,
+    wayback_capture_time,
+)
 
 NAME = "lambda"
 DEFAULT_URL = "https://lambda.ai/pricing"
@@ -50,7 +54,6 @@ _PER_GPU_PRICE = re.compile(r"\$\s*(?P<price>\d[\d,]*(?:\.\d+)?)")
 _MEMORY = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>GB|GiB|TB|TiB)$", re.I)
 _PER_GPU = re.compile(r"/\s*GPU\b", re.I)
 _COUNT = re.compile(r"^(?P<n>\d+)\s*x$", re.I)
-_CAPTURE = re.compile(r"web\.archive\.org/web/(?P<ts>\d{14})(?:[a-z]{2}_)?/")
 
 
 def _text(node: Tag | None) -> str:
@@ -86,24 +89,9 @@ def _number(text: str) -> float | None:
         return None
 
 
-def _observed_at(soup: BeautifulSoup) -> datetime | None:
-    comment = soup.find(string=lambda s: isinstance(s, Comment))
-    m = _CAPTURE.search(str(comment or ""))
-    if not m:
-        return None
-    try:
-        return datetime.strptime(m.group("ts"), "%Y%m%d%H%M%S").replace(tzinfo=UTC)
-    except ValueError:
-        return None
-
-
 def parse(payload: Payload) -> ParseResult:
-    try:
-        html = payload.content.decode("utf-8")
-    except UnicodeDecodeError:
-        html = payload.content.decode("latin-1")
-    soup = BeautifulSoup(html, "html.parser")
-    result = ParseResult(stream=STREAM, observed_at=_observed_at(soup))
+    soup = read_html(payload)
+    result = ParseResult(stream=STREAM, observed_at=wayback_capture_time(soup))
     rows_2026 = soup.select("tr[data-plan]")
     rows_2024 = [s for s in soup.find_all("strong") if _TITLE_2024.match(_text(s))]
     if not rows_2026 and not rows_2024:
@@ -114,11 +102,7 @@ def parse(payload: Payload) -> ParseResult:
         _parse_2024_row(title, result)
     keep_cheapest(result)
     if not result.prices:
-        reasons = Counter(r.reason for r in result.rejects)
-        raise EmptyPayloadError(
-            f"lambda {payload.name}: Lambda pricing layout found but no priced row"
-            f" (rejects {dict(reasons)})"
-        )
+        raise_empty(result, f"lambda {payload.name}: Lambda pricing layout found but no priced row")
     return result
 
 

@@ -30,22 +30,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from dataclasses import replace
-from datetime import UTC, datetime
 from typing import Any
 
-from bs4 import BeautifulSoup, Comment, Tag
+from bs4 import BeautifulSoup, Tag
 
 from catalog.records import (
-    EmptyPayloadError,
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
 )
-from catalog.sources.base import Source, keep_cheapest
+from catalog.sources.base import Source, keep_cheapest, raise_empty, read_html, wayback_capture_time
 
 NAME = "runpod"
 DEFAULT_URL = "https://www.runpod.io/pricing"
@@ -54,7 +51,6 @@ STREAM = "pricing_page"
 TIERS = {"secure": "on_demand", "community": "community"}
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 _SUFFIX = re.compile(r"\s+GPU\s+on\s+Runpod\s*$", re.I)
-_CAPTURE = re.compile(r"web\.archive\.org/web/(?P<ts>\d{14})(?:[a-z]{2}_)?/")
 _TAG = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<what>GB VRAM|GB RAM|vCPUs?)$", re.I)
 
 
@@ -72,24 +68,9 @@ def _price(value: Any) -> float | None:
     return price if price > 0 and price == price else None
 
 
-def _observed_at(soup: BeautifulSoup) -> datetime | None:
-    for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
-        m = _CAPTURE.search(str(comment))
-        if m:
-            try:
-                return datetime.strptime(m.group("ts"), "%Y%m%d%H%M%S").replace(tzinfo=UTC)
-            except ValueError:
-                return None
-    return None
-
-
 def parse(payload: Payload) -> ParseResult:
-    try:
-        html = payload.content.decode("utf-8")
-    except UnicodeDecodeError:
-        html = payload.content.decode("latin-1")
-    soup = BeautifulSoup(html, "html.parser")
-    result = ParseResult(stream=STREAM, observed_at=_observed_at(soup))
+    soup = read_html(payload)
+    result = ParseResult(stream=STREAM, observed_at=wayback_capture_time(soup))
     products = _json_ld_products(soup, payload.name)
     price_nodes = soup.select("[data-secure-cloud-price], [data-community-cloud-price]")
     if not products and not price_nodes:
@@ -101,11 +82,7 @@ def parse(payload: Payload) -> ParseResult:
             _parse_row(node, result)
     keep_cheapest(result)
     if not result.prices:
-        reasons = Counter(r.reason for r in result.rejects)
-        raise EmptyPayloadError(
-            f"runpod {payload.name}: pricing layout found but no priced GPU"
-            f" (rejects {dict(reasons)})"
-        )
+        raise_empty(result, f"runpod {payload.name}: pricing layout found but no priced GPU")
     return result
 
 
