@@ -7,32 +7,31 @@ printed at the top of docs/reliability.md.
 
 from __future__ import annotations
 
-import io
-import json
-import re
 import shutil
 import socket
 import struct
 import tempfile
 import threading
 import time
-import zipfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import duckdb
+import live_walk
+from live_walk import Doc, Live, make_zip
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 METHOD = """\
 * **Baseline.** Every source first holds good data, replayed from its fixtures under
-  `tests/fixtures/<source>/` (`GOOD_FIXTURES`), and the warehouse is published.
+  `tests/fixtures/<source>/` (`BASELINE` in its `live.py`), and the warehouse is published.
 * **One loopback server** (127.0.0.1, a thread per connection) serves every source's whole good
-  live walk, built from the same fixtures (table "Live walks" below): AWS offer index -> EC2
+  live walk, built from the same fixtures by `documents()` in `tests/fixtures/<source>/live.py`
+  (table "Live walks" below; the matrix knows no source by name): AWS offer index -> EC2
   region index -> regional CSV, gpuhunt version file -> catalog zip, the two OCI estimator
   documents, Vast's POST search, the MLPerf contents listings -> system files, each TechPowerUp
   page and ROCm file, both crosscheck tables. Every source is pointed at it through
@@ -66,28 +65,10 @@ METHOD = """\
 """
 
 # source -> the fixtures (under tests/fixtures) its baseline is replayed from and its good live
-# documents are built from. Every registered source must have an entry
-# (tests/test_faults.py::test_every_live_source_is_in_the_fault_matrix).
+# documents are built from: BASELINE of tests/fixtures/<source>/live.py. Every registered
+# source must have one (tests/test_faults.py::test_every_live_source_is_in_the_fault_matrix).
 GOOD_FIXTURES: dict[str, tuple[str, ...]] = {
-    "aws": ("aws/ec2_offer_file_gpu_slice.csv",),
-    "azure": ("azure/eastus2_gpu_page_6items.json",),
-    "crosscheck": ("crosscheck/fullstack_min.csv", "crosscheck/cloud_gpu_min.json"),
-    "epoch": ("epoch/ml_hardware_min.csv",),
-    "gpuhunt": ("gpuhunt/nebius.csv",),
-    "lambda": ("lambda/lambda_2026_tabs_min.html",),
-    "mlperf": ("mlperf/AMD/8xMI300X_2xEPYC-9374F.json",
-               "mlperf/NVIDIA/DGX-H100_H100-SXM-80GBx8_TRT.json"),
-    "oci": ("oci/shapes.json", "oci/products.json"),  # replayed as one zip, as fetched live
-    "rocm": ("rocm/gpu-arch-specs.rst", "rocm/mi300.md", "rocm/mi250.md"),
-    "runpod": ("runpod/jsonld_min.html",),
-    "skypilot": ("skypilot/lambda_vms_tiny.csv",),
-    "techpowerup": ("techpowerup/h100-sxm5-80-gb.c3900.html",
-                    "techpowerup/geforce-rtx-4090.c3889.html",
-                    "techpowerup/radeon-instinct-mi300x.c4179.html"),
-    "vast": ("vast/bundles_305_offers.json",),
-    "wikipedia": ("wikipedia/gpu_min.json",),
-}
-GPUHUNT_VERSION = "20260819-4242"
+    name: tuple(module.BASELINE) for name, module in live_walk.walks().items()}
 
 TIMEOUT_S = 0.4  # client read timeout during the fault runs
 SIZE_CAP = 256 * 1024  # client size cap during the fault runs (Vast's fixture is 100 KB)
@@ -157,170 +138,10 @@ def schedule(names: list[str]) -> list[dict[str, str | None]]:
 
 # ---- the good live documents of every source ------------------------------------------------
 
-@dataclass(frozen=True)
-class Doc:
-    """One document a source's live fetch requests."""
-
-    path: str  # server path
-    fmt: str  # json | csv | html | markup | zip | text
-    good: bytes
-    empty: bytes = b""  # the source's well-formed document with no offers / accelerators
-    nav: bool = False  # navigation only (an index, a listing): content faults leave it good
-    method: str = "GET"
-    empty_label: str = ""  # how docs/reliability.md describes `empty` (else its first bytes)
-
-
-@dataclass
-class Live:
-    env: dict[str, str]  # GPUCOST_SOURCE_URL_<suffix> -> server path
-    docs: list[Doc] = field(default_factory=list)
-
-
-def _fixture(rel: str) -> bytes:
-    return (FIXTURES / rel).read_bytes()
-
-
-def make_zip(members: dict[str, bytes]) -> bytes:
-    """A zip with fixed timestamps (the same members always give the same bytes)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, content in members.items():
-            archive.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), content)
-    return buffer.getvalue()
-
-
-def _first_lines(body: bytes, n: int) -> bytes:
-    return b"".join(body.splitlines(keepends=True)[:n])
-
-
-def _list_table_header_only(body: bytes) -> bytes:
-    """Only the document's list-tables, each cut after its header row: tables, no part."""
-    out: list[bytes] = []
-    rows_seen = 0
-    in_table = False
-    for line in body.splitlines(keepends=True):
-        stripped = line.strip()
-        if b"list-table" in stripped:
-            in_table, rows_seen = True, 0
-        elif in_table and (stripped == b"*" or stripped.startswith(b"* ")):
-            rows_seen += 1
-        elif in_table and stripped.startswith(b"```"):
-            out.append(line)
-            in_table = False
-        if in_table and rows_seen <= 1:
-            out.append(line)
-    return b"".join(out)
-
-
 def live_documents(source: str, base: str) -> Live:
-    """What `source`'s live fetch requests from a server at `base`, served good."""
-    p = f"/{source}"
-    files = GOOD_FIXTURES[source]
-    if source == "azure":
-        doc = json.loads(_fixture(files[0]))
-        doc["NextPageLink"] = None  # a single page: never follow a recorded NextPageLink
-        empty = b'{"BillingCurrency": "USD", "Items": [], "NextPageLink": null, "Count": 0}'
-        return Live({"AZURE": f"{p}/api/retail/prices"},
-                    [Doc(f"{p}/api/retail/prices", "json", json.dumps(doc).encode(), empty)])
-    if source == "skypilot":
-        body = _fixture(files[0])
-        return Live({"SKYPILOT": f"{p}/catalogs"},
-                    [Doc(f"{p}/catalogs/lambda/vms.csv", "csv", body, _first_lines(body, 1),
-                         empty_label="the CSV header only")])
-    if source in ("lambda", "runpod"):
-        empty = _fixture({"lambda": "lambda/layout_without_prices.html",
-                          "runpod": "runpod/no_prices.html"}[source])
-        return Live({source.upper(): f"{p}/pricing"},
-                    [Doc(f"{p}/pricing", "html", _fixture(files[0]), empty,
-                         empty_label="the pricing layout without a priced row")])
-    if source == "aws":
-        root = f"{p}/offers/v1.0/aws"
-        index = {"formatVersion": "v1.0", "offers": {"AmazonEC2": {
-            "offerCode": "AmazonEC2",
-            "currentRegionIndexUrl": f"{root}/AmazonEC2/current/region_index.json"}}}
-        regions = {"formatVersion": "v1.0", "regions": {"us-east-1": {
-            "regionCode": "us-east-1",
-            "currentVersionUrl": f"{root}/AmazonEC2/20250912225308/us-east-1/index.json"}}}
-        body = _fixture(files[0])
-        return Live({"AWS": f"{root}/index.json"}, [
-            Doc(f"{root}/index.json", "json", json.dumps(index).encode(), nav=True),
-            Doc(f"{root}/AmazonEC2/current/region_index.json", "json",
-                json.dumps(regions).encode(), nav=True),
-            Doc(f"{root}/AmazonEC2/20250912225308/us-east-1/index.csv", "csv", body,
-                _first_lines(body, 6), empty_label="the offer file's 5-line preamble and"
-                " header, no row"),
-        ])
-    if source == "vast":
-        return Live({"VAST": f"{p}/api/v0/bundles/"},
-                    [Doc(f"{p}/api/v0/bundles/", "json", _fixture(files[0]), b'{"offers": []}',
-                         method="POST")])
-    if source == "gpuhunt":
-        body = _fixture(files[0])
-        return Live({"GPUHUNT": p}, [
-            Doc(f"{p}/v3/nebius/version", "text", f"{GPUHUNT_VERSION}\n".encode(), nav=True),
-            Doc(f"{p}/v3/nebius/{GPUHUNT_VERSION}/catalog.zip", "zip",
-                make_zip({"nebius.csv": body}), make_zip({"nebius.csv": _first_lines(body, 1)}),
-                empty_label="a catalog.zip whose nebius.csv holds its header only"),
-        ])
-    if source == "oci":
-        return Live({"OCI": f"{p}/data"}, [
-            Doc(f"{p}/data/{PurePosixPath(f).name}", "json", _fixture(f), b'{"items": []}')
-            for f in files])
-    if source == "crosscheck":
-        csv_body, json_body = _fixture(files[0]), _fixture(files[1])
-        return Live(
-            {"CROSSCHECK": f"{p}/fsdl/cloud-gpus.csv",
-             "CROSSCHECK_CLOUDGPUS": f"{p}/cloud-gpus/cloud_gpu.json"},
-            [Doc(f"{p}/fsdl/cloud-gpus.csv", "csv", csv_body, _first_lines(csv_body, 1),
-                 empty_label="the CSV header only"),
-             Doc(f"{p}/cloud-gpus/cloud_gpu.json", "json", json_body, b'{"data": []}')])
-    if source == "epoch":
-        body = _fixture(files[0])
-        return Live({"EPOCH": f"{p}/data/ml_hardware.csv"},
-                    [Doc(f"{p}/data/ml_hardware.csv", "csv", body, _first_lines(body, 1),
-                         empty_label="the CSV header only")])
-    if source == "wikipedia":
-        return Live({"WIKIPEDIA": f"{p}/gpu.json"},
-                    [Doc(f"{p}/gpu.json", "json", _fixture(files[0]), b"{}")])
-    if source == "techpowerup":
-        return Live({"TECHPOWERUP": f"{p}/gpu-specs/"}, [
-            Doc(f"{p}/gpu-specs/{PurePosixPath(f).stem}", "html", _fixture(f),
-                re.sub(rb"<dl\b.*?</dl>", b"", _fixture(f), flags=re.S),
-                empty_label="the same page (h1.gpudb-name, section.details) without a dt/dd"
-                " row")
-            for f in files])
-    if source == "rocm":
-        from catalog.sources import rocm
-
-        by_name = {PurePosixPath(f).name: _fixture(f) for f in files}
-        return Live({"ROCM": f"{p}/docs"}, [
-            Doc(f"{p}/docs/{rel}", "markup", by_name[PurePosixPath(rel).name],
-                _list_table_header_only(by_name[PurePosixPath(rel).name]),
-                empty_label="each document's list-tables with their header row only")
-            for rel in rocm.FILES])
-    if source == "mlperf":
-        closed = f"{p}/repos/mlcommons/inference_results_v4.1/contents/closed"
-        cpu_only = json.dumps({"submitter": "X", "system_name": "CPU-only server",
-                               "accelerator_model_name": "N/A",
-                               "accelerators_per_node": 0}).encode()
-        systems: list[Doc] = []
-        submitters: dict[str, list[dict[str, str]]] = {}
-        for f in files:
-            sub, name = PurePosixPath(f).parts[-2:]
-            empty = json.dumps({**json.loads(cpu_only), "submitter": sub}).encode()
-            systems.append(Doc(f"{p}/raw/{sub}/{name}", "json", _fixture(f), empty,
-                               empty_label="a system description without accelerator"
-                               " (accelerator N/A, 0 per node)"))
-            submitters.setdefault(sub, []).append(
-                {"name": name, "type": "file", "download_url": f"{base}{p}/raw/{sub}/{name}"})
-        listing = [{"name": s, "type": "dir"} for s in sorted(submitters)]
-        listing.append({"name": "README.md", "type": "file"})
-        return Live({"MLPERF": closed}, [
-            Doc(closed, "json", json.dumps(listing).encode(), nav=True),
-            *(Doc(f"{closed}/{s}/systems", "json", json.dumps(entries).encode(), nav=True)
-              for s, entries in sorted(submitters.items())),
-            *systems])
-    raise KeyError(f"no live documents for source {source!r}: add it to live_documents")
+    """What `source`'s live fetch requests from a server at `base`, served good (its
+    tests/fixtures/<source>/live.py)."""
+    return live_walk.walk(source).documents(base)
 
 
 # ---- what a failing source is sent ---------------------------------------------------------
@@ -481,10 +302,8 @@ class MatrixServer:
 # ---- client settings, baseline, runs --------------------------------------------------------
 
 # multi-part sources limited to the parts their fixtures cover (GPUCOST_SOURCE_PARTS_<NAME>)
-PARTS = {
-    "skypilot": ("lambda",), "aws": ("us-east-1",), "gpuhunt": ("nebius",),
-    "techpowerup": tuple(PurePosixPath(f).stem for f in GOOD_FIXTURES["techpowerup"]),
-}
+PARTS = {name: tuple(module.PARTS) for name, module in live_walk.walks().items()
+         if hasattr(module, "PARTS")}
 
 
 @contextmanager
@@ -523,13 +342,12 @@ def fast_clients() -> Iterator[None]:
 
 
 def baseline_files(source: str, tmp: Path) -> list[Path]:
-    """The files replayed for `source`'s baseline (OCI: its two documents zipped as live)."""
-    files = [FIXTURES / f for f in GOOD_FIXTURES[source]]
-    if source == "oci":
-        zipped = tmp / "cost_estimator.zip"
-        zipped.write_bytes(make_zip({f.name: f.read_bytes() for f in files}))
-        return [zipped]
-    return files
+    """The files replayed for `source`'s baseline (its live.py may replay them otherwise, as
+    OCI's two documents zipped as fetched live)."""
+    module = live_walk.walk(source)
+    if hasattr(module, "baseline_files"):
+        return module.baseline_files(tmp)
+    return [FIXTURES / f for f in GOOD_FIXTURES[source]]
 
 
 def make_baseline(data_dir: Path) -> None:

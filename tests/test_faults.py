@@ -28,7 +28,7 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> list[fm.Observed]:
 
 def test_every_live_source_is_in_the_fault_matrix() -> None:
     assert set(sources.names()) == set(fm.GOOD_FIXTURES), (
-        "add each new source to tests/fault_matrix.py GOOD_FIXTURES and live_documents")
+        "add tests/fixtures/<source>/live.py (BASELINE, documents) for each new source")
     for name in sources.names():  # its live walk is described (raises KeyError if not)
         assert fm.live_documents(name, "http://127.0.0.1:1").docs
 
