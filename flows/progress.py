@@ -10,6 +10,29 @@ from __future__ import annotations
 import sys
 from typing import IO, Any
 
+SHORT_ERROR_CHARS = 130
+
+
+def shorten(text: str, width: int = SHORT_ERROR_CHARS) -> str:
+    """`text` on one line, at most about `width` characters, cut at a word boundary ("...").
+
+    A first word longer than `width` (a long URL) is kept whole rather than cut.
+    """
+    words = str(text).split()
+    line = " ".join(words)
+    if len(line) <= width:
+        return line
+    kept: list[str] = []
+    size = 0
+    for word in words:
+        if kept and size + 1 + len(word) > width - 4:
+            break
+        kept.append(word)
+        size += len(word) + (1 if size else 0)
+    if len(kept) == len(words):
+        return line
+    return " ".join(kept).rstrip(",;:") + " ..."
+
 
 class FetchProgress:
     """Called by the refresh: start(names), fetched(name, result) per source, step(text)."""
@@ -30,8 +53,7 @@ class FetchProgress:
 def describe_fetch(result: Any) -> tuple[bool, str]:
     """(ok, short text) for what one source's fetch returned (Fetched or an exception)."""
     if isinstance(result, BaseException):
-        text = " ".join(str(result).split())
-        return False, f"{type(result).__name__}: {text[:120]}"
+        return False, shorten(f"{type(result).__name__}: {result}")
     payloads = len(getattr(result, "payloads", []))
     errors = getattr(result, "errors", {}) or {}
     text = f"{payloads} payload{'s' if payloads != 1 else ''}"

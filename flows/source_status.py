@@ -68,14 +68,15 @@ def _when(value: datetime | None) -> str:
 
 
 def render_table(rows: list[dict[str, Any]]) -> str:
+    from flows.progress import shorten
+
     head = ["source", "kind", "health", "last status", "rows in force", "data age",
             "last success (UTC)", "last error"]
     cells = []
     for r in rows:
         err = ""
         if r.get("last_error_type"):
-            err = f"{r['last_error_type']}: {' '.join(str(r.get('last_error') or '').split())}"
-            err = err if len(err) <= 90 else err[:87] + "..."
+            err = shorten(f"{r['last_error_type']}: {r.get('last_error') or ''}", 90)
         cells.append([
             r["source"], r.get("kind") or "", r["health"], r.get("last_status") or "",
             "" if r.get("rows_in_force") is None else str(r["rows_in_force"]),
