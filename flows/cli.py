@@ -6,7 +6,7 @@ Exit codes (every command):
      no published warehouse yet, or another refresh holds the writer lock
   2  usage error (unknown source, bad option, invalid cron)
   3  data was published but a source failed (`refresh --strict`; a refused file in `ingest`;
-     `sources --strict` when a source's last fetch failed)
+     `sources --strict` when a source is failing, stale, replayed or never fetched)
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _print_summary(summary, out=None) -> None:  # type: ignore[no-untyped-def]
     out = out or sys.stdout  # looked up per call (not bound at import)
     print(f"run {summary.run_id}: {len(summary.sources)} source(s)", file=out)
     for row in summary.table():
-        age = "" if row["data_age_hours"] is None else f", data age {row['data_age_hours']} h"
+        age = "" if row["data_age_days"] is None else f", data age {row['data_age_days']:.1f} d"
         force = "" if row["rows_in_force"] is None else f", {row['rows_in_force']} rows in force"
         line = f"  {row['source']:<12} {row['status']:<9} loaded {row['rows_loaded']}{force}{age}"
         if row["error"]:

@@ -40,7 +40,7 @@ class SourceSummary:
     error_type: str | None = None
     error: str | None = None
     rows_in_force: int | None = None
-    data_age_hours: float | None = None
+    data_age_days: float | None = None
 
 
 @dataclass
@@ -63,7 +63,7 @@ class RunSummary:
             {
                 "source": s.source, "status": s.status, "rows_loaded": s.rows_loaded,
                 "rows_rejected": s.rows_rejected, "rows_in_force": s.rows_in_force,
-                "data_age_hours": None if s.data_age_hours is None else round(s.data_age_hours, 1),
+                "data_age_days": None if s.data_age_days is None else round(s.data_age_days, 1),
                 "error": f"{s.error_type}: {s.error}" if s.error_type else "",
             }
             for s in self.sources
@@ -96,7 +96,7 @@ def _attach_health(summary: RunSummary, data_dir: Path) -> None:
         health = {
             row[0]: row[1:]
             for row in con.execute(
-                "select source, rows_in_force, data_age_hours from source_health"
+                "select source, rows_in_force, data_age_days from source_health"
             ).fetchall()
         }
     except duckdb.Error:
@@ -105,7 +105,7 @@ def _attach_health(summary: RunSummary, data_dir: Path) -> None:
         con.close()
     for s in summary.sources:
         if s.source in health:
-            s.rows_in_force, s.data_age_hours = health[s.source]
+            s.rows_in_force, s.data_age_days = health[s.source]
             if s.status == "failed" and (s.rows_in_force or 0) > 0:
                 s.status = "stale"
     # sources not fetched in this run whose data is in force (the curated reference prices)
@@ -114,7 +114,7 @@ def _attach_health(summary: RunSummary, data_dir: Path) -> None:
         if source not in ran and rows:
             summary.sources.append(SourceSummary(
                 source=source, status="curated" if source == "reference" else "not run",
-                rows_in_force=rows, data_age_hours=age))
+                rows_in_force=rows, data_age_days=age))
 
 
 OnFetched = Callable[[str, "pipeline.Fetched | BaseException"], None]
