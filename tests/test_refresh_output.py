@@ -1,6 +1,11 @@
-"""What a refresh and `gpucost sources` tell the user.
+"""What a refresh and `gpucost sources` tell the user (no Prefect server here: fast).
 
-- Text is shortened at word boundaries, never mid-word.
+- Offline (every source pointed at an address that cannot resolve, like a machine with no
+  network), `refresh --no-prefect` publishes the curated data and prints one line per source,
+  no traceback, and ends with the verdict; under 60 lines in all. (The same run through
+  Prefect is in tests/test_flow_refresh.py.)
+- Text is shortened at word boundaries; log records the summary already reports are not
+  printed; a bug still shows its traceback.
 - Files replayed with `gpucost ingest` make a source 'replayed' (never 'ok'), dated by the
   payload's own observation date, and `sources --strict` fails on it with the reason.
 """
@@ -12,8 +17,22 @@ from datetime import UTC, datetime
 
 import pytest
 
+from catalog import sources
 from flows import cli
-from flows.progress import shorten
+from flows.progress import ConsoleLogHandler, console_for, shorten
+from flows.refresh import RunSummary, SourceSummary
+
+MAX_LINES = 60
+
+
+def point_every_source_at_nowhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RFC 6761: names under .invalid never resolve, so every fetch fails its DNS lookup as on
+    a machine with no network. One host per source (requests to one host are spaced)."""
+    for name in sources.names():
+        monkeypatch.setenv(f"GPUCOST_SOURCE_URL_{name.upper()}",
+                           f"http://{name}.gpucost-offline.invalid/{name}")
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS",
+                       "http://cloudgpus.gpucost-offline.invalid/cloud_gpu.json")
 
 
 @pytest.fixture
@@ -23,6 +42,31 @@ def root_handlers():
     saved = root.handlers[:]
     yield
     root.handlers[:] = saved
+
+
+def check_offline_output(out: str, err: str, n_sources: int) -> str:
+    """The offline run's output: no traceback, short, stdout ending with the verdict (returned).
+    """
+    text = out + err
+    lines = text.strip().splitlines()
+    assert "Traceback" not in text
+    assert len(lines) < MAX_LINES, text
+    verdict = out.strip().splitlines()[-1]
+    assert verdict.startswith(f"0 of {n_sources} live sources refreshed; "
+                              f"{n_sources} unreachable (offline?); serving reference prices ")
+    assert verdict.endswith(" days old")
+    assert sum("UnreachableError" in line for line in lines) == n_sources  # one line each
+    assert any(line.startswith("published ") and "`gpucost tables`" in line for line in lines)
+    return verdict
+
+
+def test_offline_refresh_without_prefect(tmp_path, monkeypatch, capfd, root_handlers):
+    point_every_source_at_nowhere(monkeypatch)
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path))
+    assert cli.main(["refresh", "--no-prefect"]) == 0  # published: offline is not an error
+    out, err = capfd.readouterr()
+    check_offline_output(out, err, len(sources.names()))
+    assert "reference    curated   " in out and " d old" in out
 
 
 def test_shorten_cuts_at_a_word_boundary():
@@ -35,6 +79,60 @@ def test_shorten_cuts_at_a_word_boundary():
     assert shorten("a  b\n c") == "a b c"
     long_word = "https://example.test/" + "x" * 200
     assert shorten(long_word, 50) == long_word  # one word longer than the width: kept whole
+
+
+def _summary(statuses: dict[str, tuple[str, str | None]], published: bool = True) -> RunSummary:
+    s = RunSummary(run_id="r", started_at=datetime.now(UTC), published=published)
+    for name, (status, error_type) in statuses.items():
+        s.sources.append(SourceSummary(name, status, error_type=error_type, kind="prices",
+                                       data_age_days=3.04 if status == "stale" else None))
+    s.sources.append(SourceSummary("reference", "curated", rows_in_force=40,
+                                   data_age_days=102.46, kind="prices"))
+    return s
+
+
+def test_verdict_and_final_state():
+    offline = _summary({"aws": ("failed", "UnreachableError"),
+                        "vast": ("stale", "UnreachableError")})
+    assert offline.verdict() == ("0 of 2 live sources refreshed; 2 unreachable (offline?); "
+                                 "1 serving their last good data (up to 3.0 days old); "
+                                 "serving reference prices 102.5 days old")
+    assert not offline.succeeded  # the flow run ends Failed
+    partly = _summary({"aws": ("live", None), "azure": ("failed", "HttpStatusError"),
+                       "vast": ("failed", "UnreachableError"), "oci": ("unchanged", None)})
+    assert partly.verdict() == ("2 of 4 live sources refreshed; 1 unreachable; "
+                                "1 failed (HttpStatusError)")
+    assert partly.succeeded
+    unpublished = _summary({"aws": ("live", None)}, published=False)
+    assert unpublished.verdict().endswith("; NOT published (the previous warehouse stays)")
+    assert not unpublished.succeeded
+
+
+def test_console_leaves_out_what_the_summary_says(capsys):
+    from catalog.records import UnreachableError
+
+    handler = ConsoleLogHandler(console_for(), verbose=False)
+    log = logging.getLogger("catalog.sources.example")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        log.warning("example: part not fetched: %s", UnreachableError("host unreachable"))
+        rec = logging.LogRecord("prefect.task_runs", logging.ERROR, __file__, 1,
+                                "Finished in state SourceFailed('x')", None, None)
+        assert not handler.filter(rec)
+        log.warning("azure: stopped after the page cap of %d pages", 500)
+        try:
+            raise ZeroDivisionError("a bug")
+        except ZeroDivisionError:
+            log.exception("fetch of example failed unexpectedly")
+    finally:
+        log.removeHandler(handler)
+        log.propagate = True
+    err = capsys.readouterr().err
+    assert "part not fetched" not in err  # the source's own line in the summary says it
+    assert "warning: azure: stopped after the page cap of 500 pages" in err
+    assert "error: fetch of example failed unexpectedly" in err
+    assert "Traceback" in err and "ZeroDivisionError: a bug" in err  # a bug shows in full
 
 
 # ---- replayed files ----------------------------------------------------------------------
