@@ -6,6 +6,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
+# Prefect's client-side telemetry: on a terminal, the first import prints a notice and tries to
+# send usage events (offline: to nowhere). DO_NOT_TRACK=1 turns it off (`gpucost` sets the same
+# default itself; see flows/progress.py for what a refresh prints and why)
+export DO_NOT_TRACK ?= 1
 export PREFECT_HOME ?= $(CURDIR)/warehouse/data/prefect
 # the first start of the temporary Prefect server on an empty PREFECT_HOME can take > 20 s
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120

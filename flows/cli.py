@@ -1,12 +1,14 @@
 """The `gpucost` command line.
 
 Exit codes (every command):
-  0  success
+  0  success; `refresh` exits 0 whenever it published, even when no live source could be
+     reached (offline, the curated data and the last good observations are published by
+     design), while its Prefect flow run then ends Failed for automations to act on
   1  the run failed: nothing new was published (a model or check failed), a query failed,
      no published warehouse yet, or another refresh holds the writer lock
   2  usage error (unknown source, bad option, invalid cron)
   3  data was published but a source failed (`refresh --strict`; a refused file in `ingest`;
-     `sources --strict` when a source's last fetch failed)
+     `sources --strict` when a source is failing, stale, replayed or never fetched)
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import logging
 import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -30,32 +33,93 @@ def _parse_when(text: str) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def _print_summary(summary, out=None) -> None:  # type: ignore[no-untyped-def]
+def _source_line(row, verbose: bool) -> str:  # type: ignore[no-untyped-def]
+    from flows.progress import shorten
+    from flows.source_status import age_text
+
+    status, detail = row.status, []
+    if status in ("live", "unchanged"):
+        detail.append(f"{row.rows_loaded} rows loaded" if status == "live"
+                      else "same payload as before")
+        if row.rows_rejected:
+            detail.append(f"{row.rows_rejected} rejected")
+    if row.error_type:
+        error = f"{row.error_type}: {row.error}"
+        detail.append(" ".join(error.split()) if verbose else shorten(error))
+    if row.rows_in_force is not None and (status != "failed" or row.rows_in_force):
+        force = f"{row.rows_in_force} rows in force"
+        force += (f", {age_text(row.data_age_days)} old" if row.data_age_days is not None
+                  else ", date unknown")
+        if row.data_origin == "replayed" and status != "curated":
+            force += ", replayed from files"
+        detail.append(force)
+    return f"  {row.source:<12} {status:<9} " + "; ".join(detail)
+
+
+def _published_line(tables: int, seconds: float) -> str:
+    return f"published {tables} tables in {seconds:.1f} s; `gpucost tables` lists them"
+
+
+def _print_summary(summary, out=None, verbose: bool = False) -> None:  # type: ignore[no-untyped-def]
+    """The end of `refresh`: one line per source, the publish, then the verdict (last line)."""
     out = out or sys.stdout  # looked up per call (not bound at import)
-    print(f"run {summary.run_id}: {len(summary.sources)} source(s)", file=out)
-    for row in summary.table():
-        age = "" if row["data_age_hours"] is None else f", data age {row['data_age_hours']} h"
-        force = "" if row["rows_in_force"] is None else f", {row['rows_in_force']} rows in force"
-        line = f"  {row['source']:<12} {row['status']:<9} loaded {row['rows_loaded']}{force}{age}"
-        if row["error"]:
-            line += f"\n               {row['error']}"
-        print(line, file=out)
+    flow_run = getattr(summary, "flow_run", None)
+    print(f"run {summary.run_id}" + (f" (Prefect flow run {flow_run!r})" if flow_run else "")
+          + f": {len(summary.fetched)} source(s) fetched", file=out)
+    for row in summary.sources:
+        print(_source_line(row, verbose), file=out)
     if summary.published:
-        marts = ", ".join(f"{k}={v}" for k, v in sorted(summary.mart_rows.items()))
-        print(f"published {len(summary.mart_rows)} tables: {marts}", file=out)
+        print(_published_line(len(summary.mart_rows), summary.publish_seconds), file=out)
+        if verbose:
+            print("  " + ", ".join(f"{k}={v}" for k, v in sorted(summary.mart_rows.items())),
+                  file=out)
     else:
         print(f"NOT published (the previous warehouse stays): {summary.publish_error}", file=out)
     if getattr(summary, "export_error", None):
         print(f"warning: exports not rewritten (they stay at the previous publish): "
               f"{summary.export_error}", file=out)
+    print(summary.verdict(), file=out)
+    out.flush()
+
+
+def _prepare_prefect_home() -> None:
+    """Before Prefect is imported: create PREFECT_HOME (the Makefile points it into
+    warehouse/data, absent on a fresh clone) so Prefect does not warn that it could not, and
+    turn Prefect's telemetry off unless the environment says otherwise (as the Makefile
+    does): DO_NOT_TRACK=1 for the client's (it prints a notice on a terminal and sends usage
+    events) and PREFECT_SERVER_ANALYTICS_ENABLED=false for the temporary server's (offline it
+    logs a traceback per failed heartbeat; pipeline-anchors.md 3.2)."""
+    import os
+
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    home = os.environ.get("PREFECT_HOME")
+    if home:
+        Path(home).expanduser().mkdir(parents=True, exist_ok=True)
+
+
+def _refresh_with_prefect(args: argparse.Namespace, progress):  # type: ignore[no-untyped-def]
+    from flows.refresh import RefreshFailedError, refresh, reporting
+
+    with reporting(progress):
+        state = refresh(args.source, kind=args.kind, return_state=True)
+    result = state.result(raise_on_failure=False)
+    if isinstance(result, RefreshFailedError):
+        return result.summary  # the flow run ended Failed; the summary says what happened
+    if isinstance(result, BaseException):
+        raise result  # e.g. WarehouseBusyError (exit 1), or a bug
+    return result
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
     from catalog import sources
-    from flows.progress import for_terminal
 
     for name in args.source or []:
         sources.get(name)
+    _prepare_prefect_home()
+    from flows.progress import for_terminal, setup_console
+
+    setup_console(verbose=args.verbose)
     progress = for_terminal()
     try:
         if args.no_prefect:
@@ -63,23 +127,24 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
             summary = refresh_plain(args.source, kind=args.kind, progress=progress)
         else:
-            from flows.refresh import refresh, refresh_plain, reporting
+            from flows.refresh import refresh_plain
 
+            if progress:
+                progress.step("starting Prefect")
             try:
-                with reporting(progress):
-                    summary = refresh(args.source, kind=args.kind)
+                summary = _refresh_with_prefect(args, progress)
             except RuntimeError as exc:
                 # No Prefect API could be reached or started: the data must still be refreshed
                 # (invariant 1), so run the same steps without orchestration and say so.
                 if "Prefect API" not in str(exc):
                     raise
-                print(f"warning: Prefect unavailable ({exc}); running without Prefect",
-                      file=sys.stderr)
+                logging.getLogger("gpucost").warning(
+                    "Prefect unavailable (%s); running without Prefect", exc)
                 summary = refresh_plain(args.source, kind=args.kind, progress=progress)
     finally:
         if progress:
             progress.close()
-    _print_summary(summary)
+    _print_summary(summary, verbose=args.verbose)
     if not summary.published:
         return EXIT_FAILED
     if args.strict and summary.failed_sources:
@@ -89,26 +154,30 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from flows.pipeline import ingest_files
+    from flows.progress import setup_console
 
     files = [Path(f) for f in args.files]
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)
         return EXIT_USAGE
+    _prepare_prefect_home()
+    setup_console(verbose=args.verbose)
     outcomes, published = ingest_files(args.source, files, observed_at=args.observed_at)
     failed = 0
     for path, o in zip(files, outcomes, strict=False):
         if o.status == "failed":
             failed += 1
-            print(f"{path.name}: REFUSED {o.error_type}: {o.error}")
+            print(f"{path.name}: REFUSED {o.error_type}: {' '.join(str(o.error).split())}")
         elif o.status == "unchanged":
             print(f"{path.name}: unchanged (already loaded; nothing added)")
         else:
             print(f"{path.name}: {o.rows_loaded} rows loaded, {o.rows_rejected} rejected"
                   f" (stream {o.stream})")
     if published:
-        print(f"published in {published.seconds:.2f} s: "
-              + ", ".join(f"{k}={v}" for k, v in sorted(published.mart_rows.items())))
+        print(_published_line(len(published.mart_rows), published.seconds))
+        if args.verbose:
+            print("  " + ", ".join(f"{k}={v}" for k, v in sorted(published.mart_rows.items())))
     return EXIT_SOURCE_FAILED if failed else EXIT_OK
 
 
@@ -170,6 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--strict", action="store_true", help="exit 3 when any source failed")
     r.add_argument("--no-prefect", action="store_true",
                    help="run the same steps as plain function calls, without Prefect")
+    r.add_argument("--verbose", "-v", action="store_true",
+                   help="also print Prefect's and our INFO log lines, full error texts and "
+                        "the row count of every published table")
     r.set_defaults(func=cmd_refresh)
 
     i = sub.add_parser("ingest", help="load recorded payloads of a source, then rebuild")
@@ -177,6 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("files", nargs="+")
     i.add_argument("--observed-at", type=_parse_when, default=None,
                    help="when the payloads were observed (default: from the file name)")
+    i.add_argument("--verbose", "-v", action="store_true",
+                   help="also print INFO log lines and the row count of every published table")
     i.set_defaults(func=cmd_ingest)
 
     s = sub.add_parser("sql", help="read-only query of the published warehouse")

@@ -1,8 +1,25 @@
 """The `refresh` Prefect flow: fetch every source concurrently, save raw, parse, load, publish.
 
-Fetching is the only step with retries (network). One failing source never stops the others:
-its failure is recorded with a named error and its last good data stays in force. Each run
-ends with a table artifact summarising every source.
+One failing source never stops the others: its failure is recorded with a named error and its
+last good data stays in force. Each run ends with a table artifact summarising every source
+and a verdict (`RunSummary.verdict()`, e.g. "0 of 14 live sources refreshed; 14 unreachable
+(offline?); serving reference prices 102.4 days old").
+
+How failures show in Prefect (measured on prefect 3.8):
+
+- An expected source failure (a catalog SourceError: unreachable, HTTP status, empty, parse...)
+  is not raised inside the fetch task: the task returns a Failed state named "SourceFailed"
+  whose message is the one-line error (and whose data is the error). The task run is red in
+  the UI with that message, and Prefect logs no traceback for it. Raising would make Prefect
+  log the whole exception chain, twice with a retry. catalog/http.py already retries 429/5xx
+  and transient connection errors with backoff, so a SourceFailed fetch is not retried again
+  by Prefect; an unexpected exception (a bug) is raised, retried once, and logged with its
+  traceback.
+- The flow run's final state carries the verdict as its message: Completed when at least one
+  live source was refreshed and the warehouse was published, else Failed (the publish of the
+  curated and last good data still happens: invariant 1), so an automation can trigger on a
+  run that refreshed nothing. Calling `refresh()` directly then raises RefreshFailedError,
+  which holds the RunSummary; the CLI asks for the state (`return_state=True`) instead.
 
 `refresh_plain` runs the same steps as plain function calls (no Prefect), for benchmarks and
 for environments without a Prefect API.
@@ -10,6 +27,7 @@ for environments without a Prefect API.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -18,14 +36,21 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from catalog.records import SourceError
 from flows import pipeline
 from flows.progress import FetchProgress
 from warehouse import data_dir as default_data_dir
 from warehouse.publish import serving_path, writer_lock
 from warehouse.store import LoadOutcome, RawStore
 
+log = logging.getLogger(__name__)
+
 FETCH_RETRIES = 1
 FETCH_RETRY_DELAY_S = 5
+
+
+FETCHED = ("live", "unchanged", "failed", "stale")  # statuses of a source fetched in this run
+REFRESHED = ("live", "unchanged")
 
 
 @dataclass
@@ -40,7 +65,29 @@ class SourceSummary:
     error_type: str | None = None
     error: str | None = None
     rows_in_force: int | None = None
-    data_age_hours: float | None = None
+    data_age_days: float | None = None
+    # live | replayed | mixed | curated: where the data in force came from (source_health)
+    data_origin: str | None = None
+    kind: str = ""  # prices | specs (the source's KIND)
+
+
+class RefreshFailedError(Exception):
+    """The refresh flow ended Failed: nothing live was refreshed, or nothing was published.
+
+    `summary` is the run's RunSummary (the curated and last good data may still have been
+    published: `summary.published`)."""
+
+    def __init__(self, verdict: str, summary: RunSummary) -> None:
+        super().__init__(verdict, summary)
+        self.verdict = verdict
+        self.summary = summary
+
+    def __str__(self) -> str:
+        return self.verdict
+
+
+def _days(age: float | None) -> str:
+    return f"{age:.1f} days old" if age is not None else "of unknown age"
 
 
 @dataclass
@@ -53,21 +100,80 @@ class RunSummary:
     export_error: str | None = None  # published, but the exports stay at the previous publish
     mart_rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    publish_seconds: float = 0.0
+    flow_run: str | None = None  # the Prefect flow run's name (None without Prefect)
 
     @property
     def failed_sources(self) -> list[str]:
         return [s.source for s in self.sources if s.status in ("failed", "stale")]
+
+    @property
+    def fetched(self) -> list[SourceSummary]:
+        """The sources fetched live in this run."""
+        return [s for s in self.sources if s.status in FETCHED]
+
+    @property
+    def refreshed(self) -> list[SourceSummary]:
+        """The sources whose live fetch succeeded in this run (new or unchanged data)."""
+        return [s for s in self.sources if s.status in REFRESHED]
+
+    @property
+    def succeeded(self) -> bool:
+        """Published, and at least one live source refreshed (when any was fetched): the
+        flow run ends Completed; otherwise Failed."""
+        return self.published and (bool(self.refreshed) or not self.fetched)
+
+    def verdict(self) -> str:
+        """One line that says what happened, e.g. "3 of 14 live sources refreshed; 11
+        unreachable; serving reference prices 102.4 days old"."""
+        fetched, ok = self.fetched, self.refreshed
+        failed = [s for s in fetched if s.status in ("failed", "stale")]
+        unreachable = [s for s in failed if s.error_type == "UnreachableError"]
+        other = [s for s in failed if s.error_type != "UnreachableError"]
+        n = len(fetched)
+        parts = [f"{len(ok)} of {n} live source{'s' if n != 1 else ''} refreshed"]
+        partial = [s for s in ok if s.error_type]
+        if partial:
+            parts[0] += f" ({len(partial)} with failed parts)"
+        if unreachable:
+            parts.append(f"{len(unreachable)} unreachable"
+                         + (" (offline?)" if not ok and not other else ""))
+        if other:
+            types = sorted({s.error_type or "error" for s in other})
+            parts.append(f"{len(other)} failed ({', '.join(types)})")
+        stale = [s for s in failed if s.status == "stale"]
+        if stale:
+            ages = [s.data_age_days for s in stale if s.data_age_days is not None]
+            parts.append(f"{len(stale)} serving their last good data"
+                         + (f" (up to {max(ages):.1f} days old)" if ages else ""))
+        reference = next((s for s in self.sources if s.status == "curated"), None)
+        prices = [s for s in fetched if s.kind == "prices"]
+        if reference and prices and not any(s.status in REFRESHED for s in prices):
+            parts.append(f"serving reference prices {_days(reference.data_age_days)}")
+        if not self.published:
+            parts.append("NOT published (the previous warehouse stays)")
+        return "; ".join(parts)
 
     def table(self) -> list[dict[str, Any]]:
         return [
             {
                 "source": s.source, "status": s.status, "rows_loaded": s.rows_loaded,
                 "rows_rejected": s.rows_rejected, "rows_in_force": s.rows_in_force,
-                "data_age_hours": None if s.data_age_hours is None else round(s.data_age_hours, 1),
+                "data_age_days": None if s.data_age_days is None else round(s.data_age_days, 1),
+                "data_origin": s.data_origin,
                 "error": f"{s.error_type}: {s.error}" if s.error_type else "",
             }
             for s in self.sources
         ]
+
+
+def _kind(source: str) -> str:
+    from catalog import sources
+
+    try:
+        return str(getattr(sources.get(source), "KIND", "") or "")
+    except KeyError:
+        return "prices" if source == "reference" else ""
 
 
 def _summarise(source: str, outcomes: list[LoadOutcome]) -> SourceSummary:
@@ -81,11 +187,13 @@ def _summarise(source: str, outcomes: list[LoadOutcome]) -> SourceSummary:
         rows_rejected=sum(o.rows_rejected for o in outcomes),
         error_type=first.error_type if first else None,
         error=first.error if first else None,
+        kind=_kind(source),
     )
 
 
 def _attach_health(summary: RunSummary, data_dir: Path) -> None:
-    """Fill rows in force / age from the published source_health mart; mark stale sources."""
+    """Fill rows in force / age / origin from the published source_health mart; mark stale
+    sources (failed now, older data still in force)."""
     import duckdb
 
     path = serving_path(data_dir)
@@ -96,7 +204,7 @@ def _attach_health(summary: RunSummary, data_dir: Path) -> None:
         health = {
             row[0]: row[1:]
             for row in con.execute(
-                "select source, rows_in_force, data_age_hours from source_health"
+                "select source, rows_in_force, data_age_days, data_origin from source_health"
             ).fetchall()
         }
     except duckdb.Error:
@@ -105,16 +213,17 @@ def _attach_health(summary: RunSummary, data_dir: Path) -> None:
         con.close()
     for s in summary.sources:
         if s.source in health:
-            s.rows_in_force, s.data_age_hours = health[s.source]
+            s.rows_in_force, s.data_age_days, s.data_origin = health[s.source]
             if s.status == "failed" and (s.rows_in_force or 0) > 0:
                 s.status = "stale"
     # sources not fetched in this run whose data is in force (the curated reference prices)
     ran = {s.source for s in summary.sources}
-    for source, (rows, age) in sorted(health.items()):
+    for source, (rows, age, origin) in sorted(health.items()):
         if source not in ran and rows:
             summary.sources.append(SourceSummary(
                 source=source, status="curated" if source == "reference" else "not run",
-                rows_in_force=rows, data_age_hours=age))
+                rows_in_force=rows, data_age_days=age, data_origin=origin,
+                kind=_kind(source)))
 
 
 OnFetched = Callable[[str, "pipeline.Fetched | BaseException"], None]
@@ -163,6 +272,7 @@ def run_refresh(
             summary.published = True
             summary.mart_rows = result.mart_rows
             summary.export_error = result.export_error
+            summary.publish_seconds = result.seconds
         except Exception as exc:  # a failed check or model: the old warehouse stays published
             summary.publish_error = f"{type(exc).__name__}: {exc}"
     _attach_health(summary, data_dir)
@@ -176,7 +286,10 @@ def _fetch_threads(
     def one(name: str) -> pipeline.Fetched | BaseException:
         try:
             result: pipeline.Fetched | BaseException = pipeline.fetch_source(name)
-        except Exception as exc:
+        except SourceError as exc:  # expected (unreachable, HTTP status, empty...): one line
+            result = exc
+        except Exception as exc:  # a bug: recorded as this source's failure, shown in full
+            log.error("fetch of %s failed unexpectedly", name, exc_info=exc)
             result = exc
         if on_fetched:
             on_fetched(name, result)
@@ -205,11 +318,34 @@ from prefect.artifacts import create_table_artifact  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
+SOURCE_FAILED = "SourceFailed"  # name of the Failed state of an expected source failure
+PUBLISH_REFUSED = "PublishRefused"  # ... of a publish a check or the curated data refused
+
+
+def _retry_only_raised(task: Any, task_run: Any, state: Any) -> bool:
+    """Retry a task that raised (an unexpected exception), never one that returned its own
+    Failed state (an expected failure, already retried where retrying helps)."""
+    return state.name != SOURCE_FAILED
+
+
+def _failed(exc: BaseException, name: str = SOURCE_FAILED) -> Any:
+    """A Failed state (named `name`) whose message is the error in one line, data the error."""
+    from prefect.states import Failed
+
+    from flows.progress import shorten
+
+    return Failed(name=name, message=shorten(f"{type(exc).__name__}: {exc}", 300), data=exc)
+
 
 @task(name="fetch", retries=FETCH_RETRIES, retry_delay_seconds=FETCH_RETRY_DELAY_S,
-      task_run_name="fetch-{name}", cache_policy=NO_CACHE)
+      retry_condition_fn=_retry_only_raised, task_run_name="fetch-{name}",
+      cache_policy=NO_CACHE)
 def fetch_task(name: str) -> pipeline.Fetched:
-    return pipeline.fetch_source(name)
+    """One source's live fetch; an expected failure is a returned SourceFailed state."""
+    try:
+        return pipeline.fetch_source(name)
+    except SourceError as exc:
+        return _failed(exc)  # type: ignore[no-any-return]
 
 
 def _fetch_prefect(
@@ -228,7 +364,7 @@ def _fetch_prefect(
         state = fut.state
         if state.is_completed():
             out[name] = fut.result()
-        else:
+        else:  # the SourceFailed state's error, or the exception a bug raised
             err = state.result(raise_on_failure=False)
             out[name] = err if isinstance(err, BaseException) else RuntimeError(str(state))
         if on_fetched:
@@ -236,9 +372,33 @@ def _fetch_prefect(
     return {name: out[name] for name in names}
 
 
-@task(name="publish", cache_policy=NO_CACHE)
+# retries=1 with a condition that never retries: with retries=0, prefect 3.8 logs a returned
+# Failed state as "Task run failed with state ..." plus an empty traceback ("NoneType: None").
+# With the condition, Prefect logs no traceback for a raised exception either: a bug's is
+# logged here.
+@task(name="publish", cache_policy=NO_CACHE, retries=1,
+      retry_condition_fn=lambda task, task_run, state: False)
 def publish_task(data_dir: Path) -> pipeline.PublishResult:
-    return pipeline.publish(data_dir)
+    """Build, check, swap in, export. A refused publish (a check found rows, a curated file is
+    unusable) is a returned Failed state with its one-line reason; a bug raises, logged with
+    its traceback."""
+    from prefect import get_run_logger
+
+    from models.runner import CheckFailedError
+    from warehouse.curated import CuratedDataError
+
+    try:
+        return pipeline.publish(data_dir)
+    except (CheckFailedError, CuratedDataError) as exc:
+        return _failed(exc, PUBLISH_REFUSED)  # type: ignore[no-any-return]
+    except Exception:
+        get_run_logger().exception("publish failed unexpectedly")
+        raise
+
+
+def _publish_prefect(data_dir: Path) -> pipeline.PublishResult:
+    state = publish_task(data_dir, return_state=True)
+    return state.result()  # type: ignore[no-any-return]  # raises the refused publish's error
 
 
 # The terminal progress display of the `gpucost refresh` process (not a flow parameter:
@@ -257,22 +417,45 @@ def reporting(progress: FetchProgress | None) -> Iterator[None]:
         _progress = previous
 
 
+def final_state(summary: RunSummary) -> Any:
+    """The flow run's final state: Completed with the verdict as its message when the run
+    published and refreshed at least one live source, else Failed with the verdict."""
+    from prefect.states import Completed, Failed
+
+    verdict = summary.verdict()
+    if summary.succeeded:
+        return Completed(message=verdict, data=summary)
+    return Failed(message=verdict, data=RefreshFailedError(verdict, summary))
+
+
 @flow(name="refresh", task_runner=ThreadPoolTaskRunner(max_workers=4), log_prints=True)
 def refresh(names: list[str] | None = None, data_dir: str | None = None,
             kind: str | None = None) -> RunSummary:
     """Fetch the sources (`names`, else those of `kind` "prices" or "specs", else all), load,
-    rebuild, check, publish and export."""
-    summary = run_refresh(
-        _names(names, kind), _fetch_prefect, Path(data_dir) if data_dir else None,
-        publish_step=lambda d: publish_task(d), progress=_progress,
-    )
+    rebuild, check, publish and export. Ends Failed (with the verdict) when no live source
+    was refreshed or nothing was published; see the module doc."""
+    from prefect.runtime import flow_run
+    from prefect.states import Failed
+
+    from warehouse.publish import WarehouseBusyError
+
+    try:
+        summary = run_refresh(
+            _names(names, kind), _fetch_prefect, Path(data_dir) if data_dir else None,
+            publish_step=_publish_prefect, progress=_progress,
+        )
+    except WarehouseBusyError as exc:  # another refresh holds the writer lock: one line
+        return Failed(message=str(exc), data=exc)  # type: ignore[return-value]
+    summary.flow_run = flow_run.get_name()
     create_table_artifact(
-        key="refresh-summary", table=summary.table(),
-        description=f"gpucost refresh {summary.run_id}: published={summary.published}"
-        + (f" ({summary.publish_error})" if summary.publish_error else ""),
+        key="refresh-summary", table=summary.table(), description=summary.verdict(),
     )
-    return summary
+    return final_state(summary)  # type: ignore[no-any-return]
 
 
-if __name__ == "__main__":
-    refresh()
+if __name__ == "__main__":  # `python -m flows.refresh [options]` = `gpucost refresh [options]`
+    import sys
+
+    from flows.cli import main
+
+    sys.exit(main(["refresh", *sys.argv[1:]]))

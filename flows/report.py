@@ -30,6 +30,7 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from html import escape
@@ -37,6 +38,8 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+
+from flows.source_status import age_text
 
 PRECISIONS = ("fp64", "fp64_matrix", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 PREFERRED_BASES = ("on_demand_min", "on_demand_median", "spot_min", "community_min")
@@ -52,7 +55,7 @@ HISTORY_SERIES = 8
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
            "#ff9da7", "#9c755f", "#bab0ac")
 HEALTH_COLOURS = {"ok": "#59a14f", "curated": "#9c9c9c", "stale": "#edc948",
-                  "failing": "#e15759", "never fetched": "#bab0ac"}
+                  "replayed": "#76b7b2", "failing": "#e15759", "never fetched": "#bab0ac"}
 
 
 def esc(value: object) -> str:
@@ -402,8 +405,10 @@ def heatmap_cost(panel: Panel) -> str:
 
 
 def bars(chart: str, label: str, rows: list[tuple[str, float, str, str]], unit: str,
-         log: bool = False, width: int = 520) -> str:
-    """Horizontal bars: rows of (label, value, colour, tooltip)."""
+         log: bool = False, width: int = 520,
+         value_text: Callable[[float], str] | None = None) -> str:
+    """Horizontal bars: rows of (label, value, colour, tooltip); each bar is labelled with
+    `value_text(value)` (default: the value in `unit`)."""
     left, right, bar_h, top = 210, 80, 16, 10
     svg = Svg(width, top + len(rows) * (bar_h + 4) + 26, chart, label)
     x0, x1 = left, width - right
@@ -431,7 +436,8 @@ def bars(chart: str, label: str, rows: list[tuple[str, float, str, str]], unit: 
         if value and value > 0:
             end = scale(value)
             svg.rect(base, y, max(end - base, 1.5), bar_h, colour, tip, "bar")
-            svg.text(end + 4, y + bar_h - 4, fmt(value, unit), "start", 10, "#333")
+            text = value_text(value) if value_text else fmt(value, unit)
+            svg.text(end + 4, y + bar_h - 4, text, "start", 10, "#333")
         else:
             svg.text(base + 4, y + bar_h - 4, "no data", "start", 10, "#999")
     return svg.render()
@@ -500,11 +506,12 @@ def training_chart(panel: Panel) -> str:
 def health_chart(panel: Panel) -> str:
     rows = []
     for r in panel.rows:
-        age = r.get("data_age_hours")
+        age = r.get("data_age_days")
         rows.append((f"{r['source']} ({r['health']})", age if age and age > 0 else None,
                      HEALTH_COLOURS.get(r["health"], "#999"),
-                     f"{r['source']}: {r['health']}, data age {fmt(age, 'h')}"))
-    return bars("source-health", "data age per source", rows, "h", log=True, width=640)
+                     f"{r['source']}: {r['health']}, data age {age_text(age)}"))
+    return bars("source-health", "data age per source (days)", rows, "d", log=True, width=640,
+                value_text=age_text)
 
 
 def _table(head: list[str], rows: list[list[object]], cls: str = "") -> str:
@@ -565,10 +572,10 @@ def render(data: ReportData) -> str:
     health = ""
     if not data.health.missing:
         health = health_chart(data.health) + _table(
-            ["source", "kind", "health", "last status", "rows in force", "data age (h)",
+            ["source", "kind", "health", "last status", "rows in force", "data age",
              "last success (UTC)", "last error"],
             [[r["source"], r.get("kind"), r["health"], r.get("last_status"),
-              r.get("rows_in_force"), fmt(r.get("data_age_hours")),
+              r.get("rows_in_force"), age_text(r.get("data_age_days")),
               r["last_success_at"].strftime("%Y-%m-%d %H:%M") if r.get("last_success_at")
               else "",
               (f"{r['last_error_type']}: {r.get('last_error') or ''}"

@@ -1,12 +1,23 @@
-"""End to end through Prefect (one temporary server for the session, ~10 s): the refresh flow
-fetches live sources from a loopback server, one source failing, and still publishes."""
+"""End to end through Prefect (one temporary server, ~10 s, for both runs):
+
+1. offline, as `make refresh` on a machine with no network (every source pointed at a name
+   that cannot resolve): the CLI prints no traceback, under 60 lines, ends with the verdict,
+   exits 0 (it published), and the flow run ends Failed with the verdict as its message;
+2. the refresh flow fetches live sources from a loopback server, one source failing, still
+   publishes, and ends Completed with the verdict.
+"""
 
 import http.server
+import logging
 import threading
 from pathlib import Path
 
 import duckdb
 import pytest
+
+# imported at collection (this imports prefect, which binds its console handler to the stream
+# of that moment, not to this test's captured one)
+from tests.test_refresh_output import check_offline_output, point_every_source_at_nowhere
 
 LAMBDA_PAGE = Path(__file__).parent / "fixtures" / "lambda" / "lambda_2026_tabs_min.html"
 
@@ -39,7 +50,8 @@ def server():
 
 
 @pytest.mark.flow
-def test_refresh_flow_isolates_a_failing_source(server, tmp_path, monkeypatch):
+def test_refresh_flow_offline_then_isolating_a_failing_source(server, tmp_path, monkeypatch,
+                                                              capfd):
     from prefect.testing.utilities import prefect_test_harness
 
     from catalog import sources
@@ -59,11 +71,36 @@ def test_refresh_flow_isolates_a_failing_source(server, tmp_path, monkeypatch):
     monkeypatch.setenv("GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS", f"{server}/cloudgpus")
 
     from prefect.client.orchestration import get_client
+    from prefect.client.schemas.sorting import FlowRunSort
 
+    from flows import cli
+
+    def last_flow_run(client):
+        return client.read_flow_runs(sort=FlowRunSort.START_TIME_DESC, limit=1)[0]
+
+    root_handlers = logging.getLogger().handlers[:]
     with prefect_test_harness(server_startup_timeout=90):
+        with monkeypatch.context() as offline:
+            point_every_source_at_nowhere(offline)
+            offline.setenv("GPUCOST_DATA_DIR", str(tmp_path / "offline"))
+            try:
+                assert cli.main(["refresh"]) == 0  # published the curated data: exit 0
+            finally:
+                logging.getLogger().handlers[:] = root_handlers
+            out, err = capfd.readouterr()
+            verdict = check_offline_output(out, err, len(sources.names()))
+        with get_client(sync_client=True) as client:
+            offline_run = last_flow_run(client)
+        assert offline_run.state.is_failed()  # an automation can trigger on it
+        assert offline_run.state.message == verdict
+
         summary = refresh_mod.refresh(data_dir=str(tmp_path))
         with get_client(sync_client=True) as client:
             artifacts = client.read_artifacts()
+            live_run = last_flow_run(client)
+    assert live_run.state.is_completed()
+    assert live_run.state.message == summary.verdict()
+    assert summary.verdict().startswith(f"1 of {len(sources.names())} live sources refreshed; ")
     summary_artifacts = [a for a in artifacts if a.key == "refresh-summary"]
     assert summary_artifacts and summary_artifacts[0].type == "table"
     assert "lambda" in str(summary_artifacts[0].data)

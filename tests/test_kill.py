@@ -48,8 +48,8 @@ B_WHEN = datetime(2026, 3, 8, tzinfo=UTC)
 # columns that hold the wall-clock time of a run (fetch times, ages, fetch counters): they
 # differ between two identical runs, so the content comparison leaves them out
 VOLATILE = {
-    "source_health": {"last_success_at", "last_failure_at", "last_status", "data_age_hours",
-                      "fetches_total", "fetches_failed"},
+    "source_health": {"last_success_at", "last_live_success_at", "last_failure_at",
+                      "last_status", "data_age_days", "fetches_total", "fetches_failed"},
     "gpu_offers": {"confirmed_at"},
 }
 

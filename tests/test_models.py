@@ -446,7 +446,7 @@ def test_source_health(con):
         "last_error_type",
         "rows_in_force",
         "newest_observed_at",
-        "data_age_hours",
+        "data_age_days",
         "fetches_total",
         "fetches_failed",
     ]
@@ -462,8 +462,8 @@ def test_source_health(con):
     assert (sky["rows_in_force"], sky["fetches_total"], sky["fetches_failed"]) == (11, 6, 1)
     # rows observed 2026-03-01, seen again by the 'unchanged' refetch observed 2026-03-02 12:00
     now = datetime.now(UTC)
-    assert sky["data_age_hours"] == pytest.approx(
-        (now - datetime(2026, 3, 2, 12, tzinfo=UTC)).total_seconds() / 3600, abs=0.05
+    assert sky["data_age_days"] == pytest.approx(
+        (now - datetime(2026, 3, 2, 12, tzinfo=UTC)).total_seconds() / 86400, abs=0.01
     )
     rp = rows["runpod"]
     assert (rp["last_status"], rp["last_error_type"]) == ("failed", "RowCountCollapseError")

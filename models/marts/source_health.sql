@@ -1,6 +1,7 @@
 -- one row per source (every source ever fetched, plus the curated 'reference' prices):
--- last success and failure, the last fetch's status, the last error, how many rows are in
--- force and how old the newest of them is (at build time), and fetch counts.
+-- last success and failure (and last live success), the last fetch's status, the last error,
+-- how many rows are in force, where they came from (a live fetch or a replayed file) and how
+-- old the newest of them is (at build time), and fetch counts.
 --
 -- * a fetch succeeded when its status is ok, replayed or unchanged and it carries no error;
 --   it failed when its status is failed or it carries an error (a refused payload).
@@ -8,21 +9,34 @@
 --   older than the last success; compare last_failure_at with last_success_at).
 -- * rows_in_force counts price and spec observations of the fetches in force; for
 --   'reference', the reference prices in use (not superseded by a scraped offer).
--- * newest_observed_at / data_age_hours: the newest time the data in force was seen to be
+-- * data_origin: a fetch in force is live when it was fetched live, or when a successful live
+--   fetch of the same source and stream returned the same payload (sha256); else replayed
+--   (loaded from a file by `gpucost ingest`).
+-- * newest_observed_at / data_age_days: the newest time the data in force was seen to be
 --   true, counting an identical ('unchanged') refetch as a new observation of the same rows.
+--   A replayed file is dated by its own observation date (--observed-at, the date the
+--   payload states, or the date in its file name); when it has none, the loader stamps it
+--   with the time of the ingest, which is not an observation: an observed_at of a replay
+--   fetch later than that fetch's start is left out (the age is null when nothing else
+--   dates the data).
 --
 -- columns:
 --   source: registry name of the source, or 'reference' for the curated reference prices
 --   last_success_at [timestamp (UTC)]: end of the last successful fetch (ok, replayed or
 --     unchanged)
 --   last_failure_at [timestamp (UTC)]: end of the last failed or refused fetch
+--   last_live_success_at [timestamp (UTC)]: end of the last successful live fetch (null: no
+--     live fetch of this source has ever succeeded)
 --   last_status: status of the most recent fetch (ok, replayed, unchanged, failed; 'curated' for
 --     reference)
 --   last_error_type: named error class of the most recent failure (HttpStatusError, ...)
 --   last_error: error message of the most recent failure (scraped or network text)
 --   rows_in_force [rows]: price and spec observations of this source in force
+--   data_origin: where the data in force came from: live, replayed (files loaded by `gpucost
+--     ingest`, never confirmed by a live fetch), mixed (some streams each), curated
+--     (reference); null when no data is in force
 --   newest_observed_at [timestamp (UTC)]: newest time the data in force was seen to be true
---   data_age_hours [hours]: age of newest_observed_at when the warehouse was built
+--   data_age_days [days]: age of newest_observed_at when the warehouse was built
 --   fetches_total [fetches]: fetches recorded for this source
 --   fetches_failed [fetches]: failed or refused fetches recorded for this source
 
@@ -78,6 +92,11 @@ fetch_counts as (
         max(coalesce(classified_fetches.finished_at, classified_fetches.started_at))
             filter (where classified_fetches.is_success) as last_success_at,
         max(coalesce(classified_fetches.finished_at, classified_fetches.started_at))
+            filter (
+                where classified_fetches.is_success
+                and classified_fetches.fetch_mode = 'live'
+            ) as last_live_success_at,
+        max(coalesce(classified_fetches.finished_at, classified_fetches.started_at))
             filter (where classified_fetches.is_failure) as last_failure_at
     from classified_fetches
     group by classified_fetches.source
@@ -112,6 +131,48 @@ last_failures as (
 
 ),
 
+-- an observation time that can date the data: a replay fetch's time stamps later than the
+-- fetch's start are the loader's stand-in for an unknown date (see header)
+dated_fetches as (
+
+    select
+        classified_fetches.fetch_id,
+        classified_fetches.source,
+        classified_fetches.stream,
+        classified_fetches.sha256,
+        classified_fetches.fetch_mode,
+        classified_fetches.is_success,
+        classified_fetches.started_at,
+        case
+            when classified_fetches.fetch_mode <> 'replay' then
+                coalesce(classified_fetches.observed_at, classified_fetches.finished_at)
+            when classified_fetches.observed_at <= classified_fetches.started_at then
+                classified_fetches.observed_at
+        end as dated_observed_at
+    from classified_fetches
+
+),
+
+in_force_fetches as (
+
+    select
+        fetches_in_force.source,
+        fetches_in_force.fetch_id,
+        in_force_fetch.fetch_mode = 'live'
+            or coalesce(bool_or(same_payload.fetch_mode = 'live'), false) as is_live,
+        max(same_payload.dated_observed_at) as confirmed_observed_at
+    from fetches_in_force
+    inner join dated_fetches as in_force_fetch
+        on in_force_fetch.fetch_id = fetches_in_force.fetch_id
+    left join dated_fetches as same_payload
+        on same_payload.source = fetches_in_force.source
+        and same_payload.stream = fetches_in_force.stream
+        and same_payload.sha256 = fetches_in_force.sha256
+        and same_payload.is_success
+    group by fetches_in_force.source, fetches_in_force.fetch_id, in_force_fetch.fetch_mode
+
+),
+
 rows_in_force as (
 
     select
@@ -129,14 +190,27 @@ rows_in_force as (
 in_force_stats as (
 
     select
-        fetches_in_force.source,
+        in_force_fetches.source,
         count(*) as rows_in_force,
-        max(greatest(rows_in_force.observed_at, fetches_in_force.confirmed_observed_at))
-            as newest_observed_at
-    from fetches_in_force
+        case
+            when bool_and(in_force_fetches.is_live) then 'live'
+            when bool_or(in_force_fetches.is_live) then 'mixed'
+            else 'replayed'
+        end as data_origin,
+        max(greatest(
+            case
+                when in_force_fetches.is_live
+                    or rows_in_force.observed_at <= dated_fetches.started_at
+                    then rows_in_force.observed_at
+            end,
+            in_force_fetches.confirmed_observed_at
+        )) as newest_observed_at
+    from in_force_fetches
+    inner join dated_fetches
+        on dated_fetches.fetch_id = in_force_fetches.fetch_id
     inner join rows_in_force
-        on rows_in_force.fetch_id = fetches_in_force.fetch_id
-    group by fetches_in_force.source
+        on rows_in_force.fetch_id = in_force_fetches.fetch_id
+    group by in_force_fetches.source
 
 ),
 
@@ -145,11 +219,13 @@ fetched_sources as (
     select
         fetch_counts.source,
         fetch_counts.last_success_at,
+        fetch_counts.last_live_success_at,
         fetch_counts.last_failure_at,
         last_fetches.last_status,
         last_failures.last_error_type,
         last_failures.last_error,
         coalesce(in_force_stats.rows_in_force, 0) as rows_in_force,
+        in_force_stats.data_origin,
         in_force_stats.newest_observed_at,
         fetch_counts.fetches_total,
         fetch_counts.fetches_failed
@@ -168,11 +244,13 @@ reference_source as (
     select
         'reference' as source,
         cast(null as timestamptz) as last_success_at,
+        cast(null as timestamptz) as last_live_success_at,
         cast(null as timestamptz) as last_failure_at,
         'curated' as last_status,
         cast(null as varchar) as last_error_type,
         cast(null as varchar) as last_error,
         count(*) as rows_in_force,
+        'curated' as data_origin,
         max(offers.observed_at) as newest_observed_at,
         0 as fetches_total,
         0 as fetches_failed
@@ -194,13 +272,15 @@ final as (
     select
         all_sources.source,
         all_sources.last_success_at,
+        all_sources.last_live_success_at,
         all_sources.last_failure_at,
         all_sources.last_status,
         all_sources.last_error_type,
         all_sources.last_error,
         all_sources.rows_in_force,
+        all_sources.data_origin,
         all_sources.newest_observed_at,
-        epoch(now() - all_sources.newest_observed_at) / 3600.0 as data_age_hours,
+        epoch(now() - all_sources.newest_observed_at) / 86400.0 as data_age_days,
         all_sources.fetches_total,
         all_sources.fetches_failed
     from all_sources
