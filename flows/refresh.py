@@ -68,7 +68,7 @@ class SourceSummary:
     data_age_days: float | None = None
     # live | replayed | mixed | curated: where the data in force came from (source_health)
     data_origin: str | None = None
-    kind: str = ""  # prices | specs (the source's KIND)
+    kind: str = ""  # prices | specs (the source's kind)
 
 
 class RefreshFailedError(Exception):
@@ -171,7 +171,7 @@ def _kind(source: str) -> str:
     from catalog import sources
 
     try:
-        return str(getattr(sources.get(source), "KIND", "") or "")
+        return sources.get(source).kind
     except KeyError:
         return "prices" if source == "reference" else ""
 
@@ -300,7 +300,7 @@ def _fetch_threads(
 
 
 def _names(names: list[str] | None, kind: str | None) -> list[str]:
-    """The sources to fetch: the given names, else those of one KIND, else all of them."""
+    """The sources to fetch: the given names, else those of one kind, else all of them."""
     if names:
         return list(names)
     return pipeline.source_names(kind)

@@ -2,8 +2,8 @@
 
 Two deployments of the one `refresh` flow, served from this process with `prefect.serve`:
 
-- `refresh/prices`: price sources (KIND "prices"), every 6 hours by default;
-- `refresh/specs`: spec sources (KIND "specs"), daily by default.
+- `refresh/prices`: price sources (kind "prices"), every 6 hours by default;
+- `refresh/specs`: spec sources (kind "specs"), daily by default.
 
 Each run fetches only its kind of sources, then rebuilds, checks, publishes and exports
 everything (the marts join prices with specs). Schedules need a long-lived Prefect server
@@ -32,7 +32,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 @dataclass(frozen=True)
 class Schedule:
     name: str  # deployment name
-    kind: str  # source KIND the deployment fetches
+    kind: str  # source kind the deployment fetches
     cron: str
     timezone: str
     description: str
