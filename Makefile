@@ -39,11 +39,11 @@ ROWS ?= 10M,100M
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench --rows $(ROWS)
 
-# Fault-injection matrix -> docs/reliability.md (asserted by tests/test_faults.py)
+# Fault-injection matrix -> docs/reliability.md (asserted by tests/system/test_faults.py)
 reliability: $(STAMP)
 	$(BIN)/python scripts/reliability_table.py
 
-# SIGKILL a refresh at 20 moments (tests/test_kill.py, 1-2 min): kept out of `make test`
+# SIGKILL a refresh at 20 moments (tests/warehouse/test_kill.py, 1-2 min): kept out of `make test`
 kill-test: $(STAMP)
 	$(BIN)/python -m pytest -q -m kill
 

@@ -163,7 +163,7 @@ def step_parse(repeat: int) -> dict:
 
 def step_orchestration(data: Path, mode: str) -> dict:
     """A live refresh of every source from a loopback server holding the recorded files."""
-    import fault_matrix as fm  # tests/fault_matrix.py: the loopback server
+    import fault_matrix as fm  # tests/support/fault_matrix.py: the loopback server
 
     from catalog import sources
 
@@ -202,7 +202,7 @@ def step_orchestration(data: Path, mode: str) -> dict:
 def run_step(*args: str, env: dict | None = None) -> dict:
     """Run one step in a child process; returns its result plus wall time and peak RSS."""
     cmd = [sys.executable, "-m", "benchmarks.bench", "--step", *args]
-    child_env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'tests'}", **(env or {})}
+    child_env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'tests' / 'support'}", **(env or {})}
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=child_env, stdout=subprocess.PIPE)
     out = proc.stdout.read() if proc.stdout else b""

@@ -4,7 +4,7 @@
 
 Only the block between the markers is rewritten; the method text around it is hand-written.
 The mart does not depend on prices, so any build of the current catalog gives the same table
-(tests/test_cost_models.py checks that the committed page matches).
+(tests/models/test_cost_models.py checks that the committed page matches).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ Two sources, both plain text in this folder, read without building anything:
    names that many marts carry (accelerator_id, provider, price_per_gpu_hour, observed_at ...;
    DESIGN.md: the same thing has the same name everywhere). A mart's own entry overrides it.
 
-A mart column documented in neither place is an error (tests/test_docs.py), so a new column
+A mart column documented in neither place is an error (tests/models/test_docs.py), so a new column
 ships with its meaning. This module imports nothing but the standard library.
 """
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/reliability_table.py      (or: make reliability)
 
-The same scenarios are asserted by tests/test_faults.py; this script only records them.
+The same scenarios are asserted by tests/system/test_faults.py; this script only records them.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 sys.path.insert(0, str(ROOT))
 
 import fault_matrix as fm  # noqa: E402
@@ -82,7 +82,7 @@ def main() -> int:
         f" {len(rows)} scenarios ({len(fm.FAULTS)} faults x {len(names)} sources),"
         f" {len(rows) - failed} passed, {failed} failed, {seconds:.0f} s including the baseline."
         " Each row is asserted by"
-        " `tests/test_faults.py::test_fault_is_named_isolated_and_loses_nothing[<fault>]`.",
+        " `tests/system/test_faults.py::test_fault_is_named_isolated_and_loses_nothing[<fault>]`.",
         f"Client settings during the runs: read and connect timeout {fm.TIMEOUT_S} s, size cap"
         f" {fm.SIZE_CAP // 1024} KiB, 3 retries without backoff or politeness delay (production:"
         " 5/30 s, 64 MiB, backoff 1-2-4 s, TechPowerUp 5 s and ROCm/MLPerf 1 s between"

@@ -7,6 +7,7 @@ skip cleanly when it is absent, except on CI (CI=true), where its absence is a f
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from datetime import UTC
 from pathlib import Path
@@ -21,6 +22,10 @@ os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ["GPUCOST_DATA_DIR"] = str(_TMP / "data")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# Tests are grouped by room (tests/catalog, warehouse, models, flows, system); their shared
+# helpers (loopback servers, the fault matrix, live walks, the Chromium driver, test-only
+# sources) live in tests/support and are imported by module name.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -20,7 +20,7 @@ and turns them into Reject rows with a named reason, so they land in raw.rejects
 The accelerator mapping here is the same rule as models/intermediate/int_gpu_name_map.sql
 (keys: lowercase letters and digits only; sku alias for the provider > sku alias for any
 provider > gpu_name alias for the provider > gpu_name alias for any provider; the smallest
-accelerator id when one key has several); tests/test_gates.py checks both agree.
+accelerator id when one key has several); tests/warehouse/test_gates.py checks both agree.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ Every source module defines a pure `parse(payload) -> ParseResult` and one `SOUR
 fetch policy. The pipeline reaches sources only through `get(name)` -> Source.
 
 Adding a source: write `catalog/sources/<module>.py` with its `SOURCE`, its tests (a parser
-test on a recorded payload or a fixture, its live walk in tests/fault_matrix.py), and add one
-line to `_MODULES` below. tests/test_source_contract.py checks every registered source.
+test on a recorded payload or a fixture, its live walk in tests/fixtures/<name>/live.py), and
+add one line to `_MODULES` below. tests/catalog/test_source_contract.py checks every
+registered source.
 """
 
 from __future__ import annotations

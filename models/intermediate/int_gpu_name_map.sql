@@ -5,7 +5,7 @@
 --   provider > sku alias for any provider > gpu_name alias for that provider > gpu_name
 --   alias for any provider; one accelerator per (kind, provider, key): the smallest id
 --   (conflicting aliases are caught by the check aliases_unambiguous).
--- * warehouse/gates.py applies the same rule at load time (tests/test_gates.py).
+-- * warehouse/gates.py applies the same rule at load time (tests/warehouse/test_gates.py).
 
 with
 

@@ -1,0 +1,114 @@
+"""Lambda pricing page scraper: both recorded layouts and small fixtures of our own."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
+from catalog.sources import lambda_cloud
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lambda"
+RECORDED = "prices/pricing_pages_html/lambda"
+PAGE_2024 = "lambda_gpu-cloud_20241103180910.html"
+PAGE_2026 = "lambda_pricing_20260109103934.html"
+
+
+def _parse(path: Path) -> ParseResult:
+    return lambda_cloud.parse(Payload(name=path.name, content=path.read_bytes(), ext="html"))
+
+
+def _per_gpu(result: ParseResult) -> dict[str, float]:
+    out = {}
+    for o in result.prices:
+        assert o.price_per_hour is not None and o.gpu_count
+        out[o.sku] = round(o.price_per_hour / o.gpu_count, 4)
+    return out
+
+
+def test_every_recorded_lambda_page_is_covered(shared_data: Path) -> None:
+    assert {p.name for p in (shared_data / RECORDED).glob("*.html")} == {PAGE_2024, PAGE_2026}
+
+
+def test_recorded_2024_table(shared_data: Path) -> None:
+    result = _parse(shared_data / RECORDED / PAGE_2024)
+    assert result.stream == "pricing_page"
+    assert result.observed_at == datetime(2024, 11, 3, 18, 9, 10, tzinfo=UTC)
+    assert len(result.prices) == 17
+    assert dict(Counter(r.reason for r in result.rejects)) == {"no_price_contact_sales": 1}
+    per_gpu = _per_gpu(result)
+    assert per_gpu["8x NVIDIA H100 SXM 80GB"] == 2.99
+    assert per_gpu["1x NVIDIA H100 PCIe 80GB"] == 2.49
+    assert per_gpu["8x NVIDIA A100 SXM 80GB"] == 1.79
+    assert per_gpu["8x NVIDIA A100 SXM 40GB"] == 1.29
+    assert per_gpu["1x NVIDIA A10 24GB"] == 0.75
+    assert per_gpu["1x NVIDIA Quadro RTX 6000 24GB"] == 0.50
+    h100 = next(o for o in result.prices if o.sku == "8x NVIDIA H100 SXM 80GB")
+    assert (h100.price_per_hour, h100.gpu_count, h100.gpu_name_raw) == (
+        23.92, 8.0, "NVIDIA H100 SXM 80GB")
+    assert (h100.gpu_memory_gb, h100.vcpus, h100.ram_gb) == (80.0, 208.0, 1800.0)
+    assert all(o.provider == "lambda" and o.region == "" and o.pricing_model == "on_demand"
+               for o in result.prices)
+    assert "Reserved 8x NVIDIA H100 SXM" in result.rejects[0].detail
+
+
+def test_recorded_2026_tabs(shared_data: Path) -> None:
+    result = _parse(shared_data / RECORDED / PAGE_2026)
+    assert result.observed_at == datetime(2026, 1, 9, 10, 39, 34, tzinfo=UTC)
+    assert result.rejects == []
+    assert _per_gpu(result) == {
+        "8x NVIDIA B200 SXM6 180GB": 4.99,
+        "8x NVIDIA H100 SXM 80GB": 2.99,
+        "8x NVIDIA A100 SXM 80GB": 1.79,
+        "8x NVIDIA A100 SXM 40GB": 1.29,
+        "8x NVIDIA Tesla V100 16GB": 0.55,
+    }
+    names = {o.gpu_name_raw for o in result.prices}
+    assert {"NVIDIA A100 SXM 80GB", "NVIDIA A100 SXM 40GB"} <= names
+    b200 = next(o for o in result.prices if o.gpu_name_raw == "NVIDIA B200 SXM6 180GB")
+    assert (b200.price_per_hour, b200.gpu_count, b200.gpu_memory_gb) == (39.92, 8.0, 180.0)
+
+
+def test_both_layouts_name_the_same_offer_alike(shared_data: Path) -> None:
+    old = _parse(shared_data / RECORDED / PAGE_2024)
+    new = _parse(shared_data / RECORDED / PAGE_2026)
+    common = {o.sku for o in old.prices} & {o.sku for o in new.prices}
+    assert {"8x NVIDIA H100 SXM 80GB", "8x NVIDIA A100 SXM 80GB", "8x NVIDIA A100 SXM 40GB",
+            "8x NVIDIA Tesla V100 16GB"} <= common
+
+
+# --- own fixtures ----------------------------------------------------------------------------
+
+def test_fixture_2024_table() -> None:
+    result = _parse(FIXTURES / "lambda_2024_table_min.html")
+    assert result.observed_at is None
+    assert [(o.sku, o.price_per_hour, o.gpu_count) for o in result.prices] == [
+        ("8x NVIDIA H100 SXM 80GB", 23.92, 8.0),  # zero-width space in the title stripped
+        ("2x NVIDIA A6000 48GB", 1.6, 2.0),
+    ]
+    assert [r.reason for r in result.rejects] == ["no_price_contact_sales"]
+
+
+def test_fixture_2026_tabs_count_from_the_tab() -> None:
+    result = _parse(FIXTURES / "lambda_2026_tabs_min.html")
+    assert [(o.sku, o.gpu_name_raw, o.price_per_hour, o.gpu_count) for o in result.prices] == [
+        ("8x NVIDIA A100 SXM 80GB", "NVIDIA A100 SXM 80GB", 14.32, 8.0),
+        ("8x NVIDIA A100 SXM 40GB", "NVIDIA A100 SXM 40GB", 10.32, 8.0),
+        ("1x NVIDIA GH200 96GB", "NVIDIA GH200 96GB", 1.49, 1.0),
+    ]
+    assert [r.reason for r in result.rejects] == ["no_price_contact_sales"]
+
+
+def test_unknown_layout_is_a_parse_error() -> None:
+    with pytest.raises(ParseError, match="no known Lambda pricing layout"):
+        _parse(FIXTURES / "unknown_layout.html")
+    with pytest.raises(ParseError):
+        lambda_cloud.parse(Payload(name="empty.html", content=b""))
+
+
+def test_layout_without_prices_is_an_empty_payload() -> None:
+    with pytest.raises(EmptyPayloadError, match="no priced row"):
+        _parse(FIXTURES / "layout_without_prices.html")

@@ -1,0 +1,79 @@
+"""The runpod source: both recorded pricing-page layouts and fixtures of our own."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from catalog.records import EmptyPayloadError, ParseError, Payload
+from catalog.sources import runpod
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runpod"
+RECORDED = Path("prices") / "pricing_pages_html" / "runpod"
+
+
+def _parse(path: Path):
+    return runpod.parse(Payload(name=path.name, content=path.read_bytes()))
+
+
+def _prices(result) -> dict[tuple[str, str], float]:
+    return {(o.sku, o.pricing_model): o.price_per_hour for o in result.prices}
+
+
+def test_recorded_2025_data_attributes(shared_data: Path) -> None:
+    result = _parse(shared_data / RECORDED / "runpod_pricing_20250909131230.html")
+    assert result.observed_at == datetime(2025, 9, 9, 13, 12, 30, tzinfo=UTC)
+    # Secure Cloud = on_demand, Community Cloud = community (never spot)
+    assert _prices(result) == {
+        ("H200", "on_demand"): 3.79, ("H200", "community"): 3.59,
+        ("B200", "on_demand"): 5.99, ("B200", "community"): 5.98,
+        ("H100 NVL", "on_demand"): 2.79, ("H100 NVL", "community"): 2.59,
+        ("H100 PCIe", "on_demand"): 2.39, ("H100 PCIe", "community"): 1.99,
+        ("H100 SXM", "on_demand"): 2.69, ("H100 SXM", "community"): 2.69,
+    }
+    h200 = next(o for o in result.prices if o.sku == "H200")
+    assert (h200.gpu_count, h200.gpu_memory_gb, h200.ram_gb, h200.vcpus) == (1.0, 141.0, 276.0,
+                                                                            24.0)
+    assert result.rejects == [] and result.stream == "pricing_page"
+
+
+def test_recorded_2026_json_ld(shared_data: Path) -> None:
+    result = _parse(shared_data / RECORDED / "runpod_pricing_20260810082317.html")
+    prices = _prices(result)
+    assert len({sku for sku, _ in prices}) == 19 and len(prices) == 38
+    assert prices[("B300", "community")] == 6.94 and prices[("B300", "on_demand")] == 7.39
+    assert prices[("H200", "community")] == 3.59 and prices[("H200", "on_demand")] == 4.39
+    # L4: community above secure, kept as published (lowPrice is the secure one)
+    assert prices[("L4", "community")] == 0.44 and prices[("L4", "on_demand")] == 0.39
+    assert all(o.gpu_name_raw == o.sku and " GPU on Runpod" not in o.sku for o in result.prices)
+    assert {o.pricing_model for o in result.prices} == {"on_demand", "community"}
+    assert result.observed_at == datetime(2026, 8, 10, 8, 23, 17, tzinfo=UTC)
+
+
+def test_fixture_json_ld_refuses_placeholders_and_unknown_tiers() -> None:
+    result = _parse(FIXTURES / "jsonld_min.html")
+    assert _prices(result) == {
+        ("H100 SXM", "community"): 2.69, ("H100 SXM", "on_demand"): 2.99,
+        ("L4", "community"): 0.44, ("L4", "on_demand"): 0.39, ("A40", "on_demand"): 0.44,
+    }
+    assert [(r.reason, r.detail) for r in result.rejects] == [
+        ("zero_or_missing_price", "A40 community: price '0'"),
+        ("unknown_tier", "A40: offer 'spot cloud'"),
+    ]
+    assert result.observed_at is None
+
+
+def test_fixture_webflow_strips_zero_width_and_refuses_empty_price() -> None:
+    result = _parse(FIXTURES / "webflow_min.html")
+    assert _prices(result) == {("H200", "on_demand"): 3.79, ("H200", "community"): 3.59,
+                               ("L40", "on_demand"): 0.99}
+    assert [r.reason for r in result.rejects] == ["zero_or_missing_price"]
+
+
+def test_unknown_layout_and_layout_without_prices() -> None:
+    with pytest.raises(ParseError, match="no known RunPod pricing layout"):
+        _parse(FIXTURES / "unknown_layout.html")
+    with pytest.raises(EmptyPayloadError, match="no priced GPU"):
+        _parse(FIXTURES / "no_prices.html")

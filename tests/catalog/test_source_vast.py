@@ -1,0 +1,105 @@
+"""The vast source: a marketplace search answer of 305 offers (our own fixture in the
+documented shape), aggregated per GPU model and GPU count. The expected p10 / median / p90
+are computed here independently, with numpy, from the raw offers."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pytest
+
+from catalog.records import EmptyPayloadError, ParseError, Payload
+from catalog.sources import vast
+from flows.pipeline import ingest_files
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vast" / "bundles_305_offers.json"
+
+
+def _expected() -> dict[tuple[str, float], dict[str, float]]:
+    """Per (label, GPUs per offer): offers and per-GPU p10 / median / p90 of dph_base."""
+    groups: dict[tuple[str, float], list[float]] = defaultdict(list)
+    for offer in json.loads(FIXTURE.read_bytes())["offers"]:
+        base, name, count = offer.get("dph_base"), offer.get("gpu_name"), offer.get("num_gpus")
+        if not name or not count or not base or base <= 0 or offer.get("rentable") is False:
+            continue
+        if name.startswith(("A100", "Tesla V100")):  # sold in two memory sizes
+            name = f"{name} {round(offer['gpu_ram'] / 1024)}GB"
+        groups[(name, float(count))].append(base / count)
+    return {key: {"n": len(v), "p10": float(np.percentile(v, 10)),
+                  "median": float(np.percentile(v, 50)), "p90": float(np.percentile(v, 90))}
+            for key, v in groups.items()}
+
+
+def test_parse_aggregates_offers_into_buckets() -> None:
+    result = vast.parse(Payload(name="bundles.json", content=FIXTURE.read_bytes()))
+    expected = _expected()
+    community = {(o.gpu_name_raw, o.gpu_count): o for o in result.prices
+                 if o.pricing_model == "community"}
+    assert set(community) == set(expected)
+    assert sum(e["n"] for e in expected.values()) == 301
+    for key, want in expected.items():
+        obs = community[key]
+        count = key[1]
+        assert obs.offer_count == want["n"], key
+        assert obs.price_per_hour / count == pytest.approx(want["median"], rel=1e-6), key
+        assert obs.price_p10_per_hour / count == pytest.approx(want["p10"], rel=1e-6), key
+        assert obs.price_p90_per_hour / count == pytest.approx(want["p90"], rel=1e-6), key
+        assert obs.sku == f"{count:g}x {key[0]}" and obs.region == ""
+    assert ("A100 SXM4 80GB", 8.0) in community or ("A100 SXM4 80GB", 1.0) in community
+    assert {o.pricing_model for o in result.prices} == {"community", "interruptible_bid"}
+    assert sorted(r.reason for r in result.rejects) == [
+        "gpu_unknown", "not_rentable", "zero_or_missing_price", "zero_or_missing_price"]
+
+
+def test_marts_carry_the_percentiles(tmp_path: Path) -> None:
+    outcomes, published = ingest_files("vast", [FIXTURE], data_dir=tmp_path)
+    assert [o.status for o in outcomes] == ["replayed"] and published is not None
+    con = duckdb.connect(str(tmp_path / "gpucost.duckdb"), read_only=True)
+    try:
+        rows = con.execute(
+            "select gpu_name_raw, gpu_count, accelerator_id, offer_count, "
+            "p10_price_per_gpu_hour, price_per_gpu_hour, p90_price_per_gpu_hour, "
+            "is_fractional_gpu from gpu_offers where source = 'vast' "
+            "and pricing_model = 'community'").fetchall()
+        h100 = con.execute(
+            "select providers from gpu_prices "
+            "where accelerator_id = 'nvidia-h100-sxm5-80gb' and pricing_model = 'community'"
+        ).fetchone()
+    finally:
+        con.close()
+    expected = _expected()
+    assert len(rows) == len(expected)
+    for name, count, _accelerator, n, p10, median, p90, fractional in rows:
+        want = expected[(name, count)]
+        if fractional:  # the half A100: kept, flagged, no per-GPU figures
+            assert (p10, median, p90) == (None, None, None)
+            continue
+        assert n == want["n"]
+        assert (p10, median, p90) == (pytest.approx(want["p10"]), pytest.approx(want["median"]),
+                                      pytest.approx(want["p90"]))
+        assert p10 <= median <= p90
+    mapped = {name: acc for name, _, acc, *_ in rows}
+    assert mapped["H100 SXM"] == "nvidia-h100-sxm5-80gb"
+    assert mapped["RTX 4090"] == "nvidia-rtx-4090-24gb"
+    assert mapped["A100 SXM4 80GB"] == "nvidia-a100-sxm4-80gb"
+    # vast lists in gpu_prices as a community-capacity provider of the H100 SXM
+    assert "vast" in h100[0].split(", ")
+
+
+def test_quantile_is_linear_interpolation() -> None:
+    values = [4.0, 1.0, 3.0, 2.0]
+    for p in (0.0, 0.1, 0.5, 0.9, 1.0):
+        assert vast.quantile(values, p) == pytest.approx(float(np.percentile(values, p * 100)))
+
+
+def test_bad_answers() -> None:
+    with pytest.raises(ParseError, match="offers"):
+        vast.parse(Payload(name="b.json", content=b'{"error": "rate limited"}'))
+    with pytest.raises(ParseError, match="JSON"):
+        vast.parse(Payload(name="b.json", content=b'{"offers": ['))
+    with pytest.raises(EmptyPayloadError):
+        vast.parse(Payload(name="b.json", content=b'{"offers": []}'))

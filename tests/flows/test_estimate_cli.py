@@ -1,0 +1,182 @@
+"""`gpucost estimate` on a published warehouse (real catalog, offline: reference prices only).
+
+The command only calls the published macros read-only, so these tests check what it prints
+and that it agrees with the macros and marts, not the arithmetic (tests/models/test_cost_models.py).
+"""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from flows.pipeline import publish
+
+H100 = "nvidia-h100-sxm5-80gb"
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory):
+    data = tmp_path_factory.mktemp("estimate")
+    publish(data)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GPUCOST_DATA_DIR", str(data))
+        yield data
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["estimate", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_training_table_shows_everything_the_issue_asks_for(warehouse, capsys):
+    code, out, err = run(capsys, "--params", "7e9", "--tokens", "2e12",
+                         "--accelerator", "H100 SXM")
+    assert code == EXIT_OK, err
+    assert "on NVIDIA H100 SXM5 80GB (nvidia-h100-sxm5-80gb)" in out
+    assert "FLOPs               8.4e22 (6 x active params x tokens" in out
+    assert "MFU                 0.4 (mfu_hopper)" in out
+    assert "GPU-hours           65,509 (paid for" in out  # 58,958 / 0.9
+    assert "days on 1,024 GPUs (default; set --gpus)" in out
+    assert "MWh = GPU-hours x 700 W x 1.82 server/chip power x 0.75 average load x PUE 1.25" in out
+    assert "peak cluster power  1.63 MW" in out  # 1,024 x 700 W x 1.82 x 1.25
+    # cost per price basis, with the provider behind each
+    basis_lines = {line.split()[0]: line.split() for line in out.splitlines()
+                   if line.startswith("  on_demand") or line.startswith("  owned")}
+    assert basis_lines["on_demand_min"][1] == "lambda"
+    assert basis_lines["on_demand_min"][2] == "2.99"
+    assert basis_lines["on_demand_min"][3] == "195,873"  # 65,509 h x 2.99
+    assert "owned" in basis_lines
+    # and the assumptions used, with their sources
+    assert "assumptions (catalog/assumptions.csv):" in out
+    for key in ("mfu_hopper = 0.4", "goodput = 0.9", "pue = 1.25",
+                "server_to_chip_power_h100 = 1.82", "electricity_usd_per_kwh = 0.08"):
+        assert key in out
+    assert "[https://arxiv.org/abs/2407.21783]" in out
+
+
+def test_training_json_is_the_same_estimate(warehouse, capsys):
+    code, out, _ = run(capsys, "--params", "7e9", "--tokens", "2e12", "--accelerator",
+                       "H100 SXM", "--gpus", "512", "--format", "json")
+    assert code == EXIT_OK
+    data = json.loads(out)
+    assert data["mode"] == "training" and data["gpus_defaulted"] is False
+    by_basis = {r["price_basis"]: r for r in data["rows"]}
+    od = by_basis["on_demand_min"]
+    assert od["accelerator_id"] == H100 and od["provider"] == "lambda"
+    assert od["flops"] == pytest.approx(8.4e22)
+    assert od["gpu_hours"] == pytest.approx(8.4e22 / (989.4e12 * 0.4 * 3600) / 0.9)
+    assert od["wall_clock_days"] == pytest.approx(od["gpu_hours"] / 512 / 24)
+    assert od["cost_usd"] == pytest.approx(od["gpu_hours"] * 2.99)
+    assert od["energy_mwh"] > 0 and od["peak_cluster_power_mw"] > 0
+    assert od["usd_per_million_tokens"] == pytest.approx(od["cost_usd"] / 2e12 * 1e6)
+    keys = {a["assumption_key"]: a for a in data["assumptions"]}
+    assert keys["goodput"]["value"] == 0.9 and keys["goodput"]["source_url"]
+    assert {"mfu_hopper", "pue", "electricity_usd_per_kwh"} <= set(keys)
+
+
+def test_acceptance_405b_and_the_20k_cluster_through_the_cli(warehouse, capsys):
+    code, out, _ = run(capsys, "--params", "405e9", "--tokens", "15.6e12", "-a", "H100 SXM",
+                       "--mfu", "0.4", "--goodput", "1", "--price", "2", "--gpus", "16384",
+                       "--format", "json")
+    given = next(r for r in json.loads(out)["rows"] if r["price_basis"] == "given")
+    assert given["flops"] == pytest.approx(3.79e25, rel=1e-3)
+    assert given["gpu_hours"] == pytest.approx(26.6e6, rel=1e-3)
+    assert given["cost_usd"] == pytest.approx(53.2e6, rel=1e-3)
+    code, out, _ = run(capsys, "-a", "H100 SXM", "--gpus", "20000", "--days", "121.75",
+                       "--mfu", "0.4", "--goodput", "1", "--price", "2", "--format", "json")
+    given = next(r for r in json.loads(out)["rows"] if r["price_basis"] == "given")
+    assert given["flops"] == pytest.approx(8e25, rel=0.05)
+    assert given["cost_usd"] == pytest.approx(117e6, rel=0.01)
+
+
+def test_breakdown_and_every_accelerator(warehouse, capsys):
+    code, out, _ = run(capsys, "--params", "405e9", "--tokens", "15.6e12", "-a", "H100 SXM",
+                       "--gpus", "16384", "--breakdown", "seed_2023")
+    assert code == EXIT_OK
+    assert "full-bill breakdown" in out
+    assert any(line.split()[:2] == ["seed_2023", "staff"] and line.split()[-1] == "18.0%"
+               for line in out.splitlines() if line.strip())
+    code, out, _ = run(capsys, "--params", "7e9", "--tokens", "2e12")
+    assert code == EXIT_OK
+    assert "on-demand USD (cheapest)" in out
+    assert H100 in out and "google-tpu-v6e" in out
+
+
+def test_inference_with_compare_and_claim(warehouse, capsys):
+    code, out, err = run(capsys, "--inference", "--params", "5.1e9", "--params-total", "117e9",
+                         "--precision", "fp4", "--layers", "36", "--kv-heads", "8",
+                         "--head-dim", "64", "--context", "4096", "--batch", "64",
+                         "-a", "H100 SXM", "--compare", "B200", "--claim", "15",
+                         "--format", "json")
+    assert code == EXIT_OK, err
+    data = json.loads(out)
+    assert data["mode"] == "inference" and data["compare_accelerator_id"] == \
+        "nvidia-b200-sxm-180gb"
+    on_demand = next(r for r in data["rows"] if r["price_basis"] == "on_demand_min")
+    assert on_demand["decode_bound"] == "memory" and on_demand["n_gpus"] == 1
+    ratio = next(c for c in data["compare"] if c["price_basis"] == "on_demand_min")
+    assert ratio["baseline_usd_per_million_output_tokens"] == \
+        pytest.approx(on_demand["usd_per_million_output_tokens"])
+    assert ratio["cost_ratio"] == pytest.approx(
+        ratio["baseline_usd_per_million_output_tokens"] / ratio["usd_per_million_output_tokens"])
+    assert ratio["cost_ratio"] < 15  # specs and live prices support far less than the claim
+    # --compare uses the same utilisations as the estimate it sits beside
+    code, out, _ = run(capsys, "--inference", "--params", "7e9", "-a", "H100 SXM",
+                       "--compare", "B200", "--bandwidth-utilisation", "0.3", "--format", "json")
+    data = json.loads(out)
+    row = next(r for r in data["rows"] if r["price_basis"] == "on_demand_min")
+    ratio = next(c for c in data["compare"] if c["price_basis"] == "on_demand_min")
+    assert row["bandwidth_utilisation"] == 0.3
+    assert ratio["baseline_usd_per_million_output_tokens"] == \
+        pytest.approx(row["usd_per_million_output_tokens"])
+    code, out, _ = run(capsys, "--inference", "--params", "7e9", "-a", "A100 80GB",
+                       "--layers", "32", "--kv-heads", "32", "--head-dim", "128")
+    assert code == EXIT_OK
+    assert "decode step" in out and "USD/M output" in out
+    assert "inference_bandwidth_utilisation = 0.6" in out and "mfu_ampere = 0.45" in out
+
+
+def test_usage_errors(warehouse, capsys):
+    code, _, err = run(capsys, "--params", "7e9", "-a", "H100")
+    assert code == EXIT_USAGE
+    assert "unknown or ambiguous accelerator 'H100'" in err and H100 in err
+    code, _, err = run(capsys, "-a", "H100 SXM")
+    assert code == EXIT_USAGE and "give --params" in err
+    code, _, err = run(capsys, "-a", "H100 SXM", "--days", "10")
+    assert code == EXIT_USAGE and "--days needs --gpus" in err
+    code, _, err = run(capsys, "--params", "7e9", "-a", "A100 80GB", "--precision", "fp8")
+    assert code == EXIT_USAGE and "no dense fp8 peak" in err
+    code, _, err = run(capsys, "--params", "7e9", "-a", "H100 SXM", "--breakdown", "nope")
+    assert code == EXIT_USAGE and "unknown preset" in err
+    with pytest.raises(SystemExit) as exc:
+        main(["estimate", "--params", "7e9", "--mfu", "1.5"])
+    assert exc.value.code == EXIT_USAGE
+
+
+def test_macros_are_published_and_callable_read_only(warehouse):
+    from warehouse.publish import connect_readonly
+
+    ro = connect_readonly(warehouse)  # as `gpucost sql`: read-only, no file access
+    try:
+        r = ro.execute("select flops, gpu_hours from training_cost_estimate(params := 7e9, "
+                       "tokens := 2e12, accelerator := 'H100 SXM', goodput := 1) limit 1")
+        assert r.fetchone() == pytest.approx((8.4e22, 8.4e22 / (989.4e12 * 0.4 * 3600)))
+        names = {n for (n,) in ro.execute("select function_name from duckdb_functions() where "
+                                          "function_type in ('macro', 'table_macro') and "
+                                          "database_name = current_database()").fetchall()}
+        assert {"training_cost_estimate", "inference_cost_estimate", "training_flops",
+                "ownership_estimate", "cost_breakdown_estimate"} <= names
+        with pytest.raises(duckdb.Error):
+            ro.execute("create macro nope() as 1")
+    finally:
+        ro.close()
+
+
+def test_no_warehouse(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path))
+    code, _, err = run(capsys, "--params", "7e9")
+    assert code == EXIT_FAILED and "run `gpucost refresh` first" in err

@@ -1,0 +1,177 @@
+"""Running it as a service: schedules (`gpucost serve`, prefect.yaml), refreshing one kind of
+source, fetch progress on a terminal, `gpucost sources`, exit codes."""
+
+from __future__ import annotations
+
+import http.server
+import io
+import json
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+from catalog import sources
+from flows import cli, pipeline, progress, serve
+
+REPO = Path(__file__).resolve().parents[2]
+LAMBDA_PAGE = (Path(__file__).resolve().parents[1] / "fixtures" / "lambda"
+               / "lambda_2026_tabs_min.html")
+
+
+@pytest.fixture
+def no_cron_env(monkeypatch):
+    for name in ("GPUCOST_PRICES_CRON", "GPUCOST_SPECS_CRON", "GPUCOST_SCHEDULE_TIMEZONE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_serve_dry_run_shows_deployments_with_crons(no_cron_env, capsys):
+    assert cli.main(["serve", "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "refresh/prices: cron '0 */6 * * *' (UTC), parameters {'kind': 'prices'}, "
+        "entrypoint flows/refresh.py:refresh",
+        "refresh/specs: cron '30 3 * * *' (UTC), parameters {'kind': 'specs'}, "
+        "entrypoint flows/refresh.py:refresh",
+    ]
+
+
+def test_serve_crons_are_configurable(no_cron_env, monkeypatch, capsys):
+    monkeypatch.setenv("GPUCOST_PRICES_CRON", "15 */4 * * *")
+    assert cli.main(["serve", "--dry-run", "--specs-cron", "0 5 * * 1",
+                     "--timezone", "Europe/Berlin"]) == 0
+    out = capsys.readouterr().out
+    assert "refresh/prices: cron '15 */4 * * *' (Europe/Berlin)" in out
+    assert "refresh/specs: cron '0 5 * * 1' (Europe/Berlin)" in out
+    assert cli.main(["serve", "--dry-run", "--prices-cron", "every six hours"]) == 2
+    assert "Invalid cron" in capsys.readouterr().err
+
+
+def test_serve_needs_a_server(no_cron_env, monkeypatch, capsys):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    assert cli.main(["serve"]) == 1
+    assert "prefect server start" in capsys.readouterr().err
+
+
+def test_prefect_yaml_matches_serve(no_cron_env):
+    from prefect.flows import load_flow_from_entrypoint
+
+    spec = yaml.safe_load((REPO / "prefect.yaml").read_text())
+    plan = {s.name: s for s in serve.schedules()}
+    deployments = {d["name"]: d for d in spec["deployments"]}
+    assert set(deployments) == set(plan)
+    for name, d in deployments.items():
+        [schedule] = d["schedules"]
+        assert (schedule["cron"], schedule["timezone"]) == (plan[name].cron,
+                                                            plan[name].timezone)
+        assert d["parameters"] == {"kind": plan[name].kind}
+        flow = load_flow_from_entrypoint(str(REPO / d["entrypoint"]))
+        assert flow.name == "refresh" and "kind" in flow.parameters.properties
+
+
+def test_sources_by_kind():
+    everything = sources.names()
+    prices, specs = pipeline.source_names("prices"), pipeline.source_names("specs")
+    assert sorted(prices + specs) == everything
+    for name in prices:
+        assert sources.get(name).kind == "prices"
+    for name in specs:
+        assert sources.get(name).kind == "specs"
+    with pytest.raises(ValueError, match="unknown source kind"):
+        pipeline.source_names("gpus")
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802
+        if self.path.startswith("/lambda"):
+            body = LAMBDA_PAGE.read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+        else:  # azure and skypilot
+            body = b"upstream broke"
+            self.send_response(500)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def live(tmp_path, monkeypatch):
+    """Every source pointed at a local server: lambda answers, azure and skypilot fail."""
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{srv.server_address[1]}"
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_LAMBDA", f"{base}/lambda/pricing")
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_AZURE", f"{base}/azure/api/retail/prices")
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_SKYPILOT", f"{base}/skypilot/catalogs/v8")
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path))
+    for name in sources.names():
+        if sources.get(name).kind == "specs":  # spec sources answer 500 here
+            monkeypatch.setenv(f"GPUCOST_SOURCE_URL_{name.upper()}", f"{base}/spec/{name}")
+    yield tmp_path
+    srv.shutdown()
+
+
+def test_refresh_strict_progress_and_sources(live, monkeypatch, capsys):
+    tty = _Tty()
+    real = progress.for_terminal
+    monkeypatch.setattr(progress, "for_terminal", lambda stream=None: real(tty))
+    assert cli.main(["refresh", "--no-prefect", "--strict", "--kind", "prices"]) == 3
+    out = capsys.readouterr().out
+    assert "lambda       live" in out and "published" in out
+    shown = tty.getvalue()  # one line per source as it finished, on the (fake) terminal
+    assert "lambda" in shown and "ok" in shown and "1 payload" in shown
+    assert "azure" in shown and "failed" in shown and "HttpStatusError" in shown
+    assert (live / "exports" / "schema.json").is_file()
+
+    # only the spec sources (failing here): the price sources are not fetched, still published
+    assert cli.main(["refresh", "--no-prefect", "--strict", "--kind", "specs"]) == 3
+    out = capsys.readouterr().out
+    spec_names = [n for n in sources.names() if sources.get(n).kind == "specs"]
+    assert spec_names and all(f"  {n} " in out for n in spec_names)
+    assert "lambda       live" not in out and "published" in out
+
+    assert cli.main(["sources"]) == 0
+    table = capsys.readouterr().out
+    assert table.splitlines()[0].split()[:3] == ["source", "kind", "health"]
+    assert "HttpStatusError: HTTP 500" in table
+    assert cli.main(["sources", "--format", "json"]) == 0
+    rows = {r["source"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["lambda"]["health"] == "ok" and rows["lambda"]["rows_in_force"] > 0
+    assert rows["azure"]["health"] == "failing"
+    assert rows["azure"]["last_error_type"] == "HttpStatusError"
+    assert rows["reference"]["health"] == "curated"
+    assert set(sources.names()) <= set(rows)
+    assert cli.main(["sources", "--strict"]) == 3
+
+
+def test_sources_without_a_warehouse(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path))
+    assert cli.main(["sources"]) == 1
+    assert "run `gpucost refresh` first" in capsys.readouterr().err
+
+
+def test_progress_only_on_a_terminal():
+    assert progress.for_terminal(io.StringIO()) is None
+    assert isinstance(progress.for_terminal(_Tty()), progress.RichFetchProgress)
+
+
+@pytest.mark.parametrize("command", ["refresh", "ingest", "sql", "sources", "report", "serve",
+                                     "docs"])
+def test_every_help_states_the_exit_codes(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main([command, "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    assert "Exit codes" in text and "3  data was published but a source failed" in text

@@ -1,0 +1,136 @@
+"""`gpucost ingest` on every recorded azure, skypilot and lambda file, then the marts.
+
+One module-scoped warehouse is built from the real recorded files in ../shared/data/prices
+(read in place) through the CLI entry point; the tests then query the published marts.
+"""
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from flows import cli
+
+PRICES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "prices"
+
+
+def _run(*argv: str) -> int:
+    return cli.main(list(argv))
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory, request):
+    if not PRICES.is_dir():
+        request.getfixturevalue("shared_data")  # skips, or fails under CI
+    data = tmp_path_factory.mktemp("wh")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GPUCOST_DATA_DIR", str(data))
+    sky = PRICES / "skypilot_format"
+    good_lambda = [sky / "lambda_vms_2026-04-02.csv", sky / "lambda_vms_2026-05-07.csv"]
+    codes = {
+        "azure": _run("ingest", "azure", *map(str, sorted((PRICES / "azure_retail_api")
+                                                          .glob("*.json")))),
+        "lambda_page": _run("ingest", "lambda", *map(str, sorted(
+            (PRICES / "pricing_pages_html" / "lambda").glob("*.html")))),
+        "sky": _run("ingest", "skypilot", *map(str, good_lambda),
+                    *map(str, sorted(sky.glob("gcp_*.csv"))), str(sky / "azure_vms_2026-05-20.csv"),
+                    str(sky / "vast_vms_2026-04-29.csv")),
+        "header_only": _run("ingest", "skypilot",
+                            str(sky / "lambda_vms_2026-05-07_failed_run_header_only.csv")),
+    }
+    yield data, codes, mp
+    mp.undo()
+    shutil.rmtree(data, ignore_errors=True)
+
+
+def _q(data: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(data / "gpucost.duckdb"), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_every_recorded_file_ingests(warehouse):
+    _, codes, _ = warehouse
+    assert codes["azure"] == 0 and codes["lambda_page"] == 0 and codes["sky"] == 0
+
+
+def test_lambda_2026_h100_sxm_price_per_gpu_hour(warehouse):
+    data, _, _ = warehouse
+    rows = _q(data, "select price_per_gpu_hour, gpu_count, accelerator_id from gpu_offers "
+                    "where source = 'lambda' and sku ilike '%H100 SXM%' "
+                    "and observed_at >= '2026-01-09' and observed_at < '2026-01-10'")
+    assert rows, "Lambda 2026-01-09 H100 SXM offer missing"
+    price, count, acc = rows[0]
+    assert price == pytest.approx(2.99)
+    assert count == 8
+    assert acc == "nvidia-h100-sxm5-80gb"
+
+
+def test_gcp_a2_highgpu_1g_has_full_instance_price(warehouse):
+    data, _, _ = warehouse
+    rows = _q(data, "select price_per_hour, accelerator_id from gpu_offers "
+                    "where provider = 'gcp' and sku = 'a2-highgpu-1g' and region = 'us-central1-a'"
+                    " and pricing_model = 'on_demand'")
+    assert rows == [(pytest.approx(3.67339), rows[0][1])]
+    assert rows[0][1].startswith("nvidia-a100")
+
+
+def test_no_azure_windows_price_among_linux_prices(warehouse):
+    data, _, _ = warehouse
+    rows = _q(data, "select count(*) from gpu_offers where provider = 'azure' and os <> 'linux'")
+    assert rows == [(0,)]
+    # the raw layer kept the refused Windows rows with their reason
+    con = duckdb.connect(str(data / "raw.duckdb"), read_only=True)
+    n = con.execute("select count(*) from rejects where source = 'azure' "
+                    "and reason = 'non_linux_os'").fetchone()[0]
+    con.close()
+    assert n > 0
+
+
+def test_header_only_catalog_refused_and_earlier_lambda_data_stays(warehouse):
+    data, codes, _ = warehouse
+    assert codes["header_only"] == cli.EXIT_SOURCE_FAILED
+    rows = _q(data, "select count(*) from gpu_offers where source = 'skypilot' "
+                    "and provider = 'lambda'")
+    assert rows[0][0] > 0
+    err = _q(data, "select last_error_type from source_health where source = 'skypilot'")
+    assert err == [("EmptyPayloadError",)]
+
+
+def test_ingesting_the_same_file_twice_adds_no_rows(warehouse):
+    data, _, _ = warehouse
+    con = duckdb.connect(str(data / "raw.duckdb"), read_only=True)
+    before = con.execute("select count(*) from price_observations").fetchone()[0]
+    con.close()
+    page = PRICES / "pricing_pages_html" / "lambda" / "lambda_pricing_20260109103934.html"
+    assert _run("ingest", "lambda", str(page)) == 0
+    con = duckdb.connect(str(data / "raw.duckdb"), read_only=True)
+    after = con.execute("select count(*) from price_observations").fetchone()[0]
+    last = con.execute("select status from fetches order by fetch_id desc limit 1").fetchone()
+    con.close()
+    assert after == before
+    assert last == ("unchanged",)
+
+
+def test_cost_per_flop_for_h100_bf16_and_fp8(warehouse, capsys):
+    capsys.readouterr()
+    assert _run("sql", "select * from cost_per_flop where accelerator_id like '%h100%'",
+                "--format", "json") == 0
+    rows = json.loads(capsys.readouterr().out)
+    precisions = {r["precision"] for r in rows if r["usd_per_eflop_peak"] is not None}
+    assert {"bf16", "fp8"} <= precisions
+    for r in rows:
+        if r["usd_per_eflop_peak"] is not None:
+            assert r["usd_per_eflop_effective"] > r["usd_per_eflop_peak"] > 0
+
+
+def test_seed_table_a100_cost_per_tflops(warehouse):
+    data, _, _ = warehouse
+    rows = dict(_q(data, "select distinct precision, round(usd_per_tflops_purchase, 2) "
+                         "from cost_per_flop where accelerator_id = 'nvidia-a100-sxm4-80gb' "
+                         "and precision in ('bf16', 'int8')"))
+    assert rows == {"bf16": 48.08, "int8": 24.04}
