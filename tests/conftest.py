@@ -41,6 +41,18 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A recording loopback server (tests/support/loopback.py): set `server.route` to
+    `route(path)` or `route(method, path, body)`; `server.requests` lists what was asked."""
+    import loopback
+
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    with loopback.local_server() as state:
+        yield state
+
+
 @pytest.fixture(autouse=True)
 def _no_politeness_delays(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests talk to loopback servers: no per-host spacing, no retry backoff, no robots.txt

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import loopback
 import pytest
 
 from catalog.http import USER_AGENT
@@ -38,48 +35,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 Reply = tuple[int, dict[str, str], bytes]
 
 
-@dataclass
-class LocalServer:
-    """A threaded HTTP server whose replies come from `route(path) -> (status, headers, body)`."""
-
-    route: Callable[[str], Reply]
-    requests: list[tuple[str, dict[str, str]]] = field(default_factory=list)
-    base: str = ""
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalServer]:
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    state = LocalServer(route=lambda path: (404, {}, b"not found"))
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            state.requests.append((self.path, dict(self.headers.items())))
-            status, headers, body = state.route(self.path)
-            self.send_response(status)
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    state.base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01},
-                              daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
-
+LocalServer = loopback.LocalServer
 
 def _json(doc: object) -> Reply:
     return 200, {"Content-Type": "application/json"}, json.dumps(doc).encode()
@@ -106,11 +62,11 @@ def test_azure_follows_next_page_link(server: LocalServer,
     payloads = azure.SOURCE.fetch().payloads
     assert [p.name for p in payloads] == ["page-0001.json", "page-0002.json"]
     assert all(p.ext == "json" and p.http_status == 200 for p in payloads)
-    first_query = parse_qs(urlsplit(server.requests[0][0]).query)
+    first_query = parse_qs(urlsplit(server.requests[0].path).query)
     assert first_query["api-version"] == ["2023-01-01-preview"]
     assert "contains(armSkuName,'_NC')" in first_query["$filter"][0]
     assert "priceType eq 'Consumption'" in first_query["$filter"][0]
-    assert all(headers.get("User-Agent") == USER_AGENT for _, headers in server.requests)
+    assert all(headers.get("User-Agent") == USER_AGENT for _, _, headers, _ in server.requests)
     results = [azure.parse(p) for p in payloads]
     assert [r.stream for r in results] == ["eastus2", "westus3"]
     assert [len(r.prices) for r in results] == [2, 2]
@@ -167,8 +123,8 @@ def test_lambda_live_page(server: LocalServer, monkeypatch: pytest.MonkeyPatch) 
     payloads = lambda_cloud.SOURCE.fetch().payloads
     assert [(p.name, p.ext) for p in payloads] == [("pricing.html", "html")]
     # a scraped page: robots.txt is read first, then the page, both with our User-Agent
-    assert [r[0] for r in server.requests] == ["/robots.txt", "/pricing"]
-    assert all(r[1]["User-Agent"] == USER_AGENT for r in server.requests)
+    assert [r.path for r in server.requests] == ["/robots.txt", "/pricing"]
+    assert all(r.headers["User-Agent"] == USER_AGENT for r in server.requests)
     assert len(lambda_cloud.parse(payloads[0]).prices) == 3
 
 
@@ -177,7 +133,7 @@ def test_lambda_500_raises(server: LocalServer, monkeypatch: pytest.MonkeyPatch)
     server.route = lambda path: (503, {}, b"down")
     with pytest.raises(HttpStatusError):
         lambda_cloud.SOURCE.fetch()
-    assert [r[0] for r in server.requests].count("/pricing") == 4
+    assert [r.path for r in server.requests].count("/pricing") == 4
 
 
 # --- skypilot --------------------------------------------------------------------------------
@@ -198,7 +154,7 @@ def test_skypilot_one_cloud_missing_keeps_the_others(server: LocalServer,
     assert isinstance(failures["vast"], HttpStatusError) and failures["vast"].status == 404
     assert [skypilot.parse(p).stream for p in payloads] == ["lambda", "gcp"]
     assert [p.name for p in skypilot.SOURCE.fetch().payloads] == ["lambda/vms.csv", "gcp/vms.csv"]
-    assert all(h.get("User-Agent") == USER_AGENT for _, h in server.requests)
+    assert all(h.get("User-Agent") == USER_AGENT for _, _, h, _ in server.requests)
 
 
 def test_skypilot_all_clouds_failing_raises(server: LocalServer,

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 import zipfile
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 
+import loopback
 import pytest
 
 from catalog.http import USER_AGENT
@@ -40,54 +38,7 @@ MODULES = (aws, crosscheck, gpuhunt, oci, runpod, vast)
 Reply = tuple[int, dict[str, str], bytes]
 
 
-@dataclass
-class LocalServer:
-    route: Callable[[str, str, bytes], Reply]
-    requests: list[tuple[str, str, dict[str, str], bytes]] = field(default_factory=list)
-    base: str = ""
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalServer]:
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    state = LocalServer(route=lambda method, path, body: (404, {}, b"not found"))
-
-    class Handler(BaseHTTPRequestHandler):
-        def _answer(self, method: str) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
-            state.requests.append((method, self.path, dict(self.headers.items()), body))
-            status, headers, reply = state.route(method, self.path, body)
-            self.send_response(status)
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(reply)))
-            self.end_headers()
-            self.wfile.write(reply)
-
-        def do_GET(self) -> None:  # noqa: N802
-            self._answer("GET")
-
-        def do_POST(self) -> None:  # noqa: N802
-            self._answer("POST")
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    state.base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01},
-                              daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
-
+LocalServer = loopback.LocalServer
 
 def _files(mapping: dict[str, bytes]) -> Callable[[str, str, bytes], Reply]:
     def route(method: str, path: str, body: bytes) -> Reply:

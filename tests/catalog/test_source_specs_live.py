@@ -7,12 +7,9 @@ politeness delay are made instant (tests/conftest.py: catalog.http backoff and p
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import loopback
 import pytest
 
 from catalog.http import USER_AGENT
@@ -35,46 +32,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 Reply = tuple[int, dict[str, str], bytes]
 
 
-@dataclass
-class LocalServer:
-    route: Callable[[str], Reply]
-    requests: list[tuple[str, dict[str, str]]] = field(default_factory=list)
-    base: str = ""
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalServer]:
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    state = LocalServer(route=lambda path: (404, {}, b"not found"))
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            state.requests.append((self.path, dict(self.headers.items())))
-            status, headers, body = state.route(self.path)
-            self.send_response(status)
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    state.base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01},
-                              daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
-
+LocalServer = loopback.LocalServer
 
 def _ok(body: bytes, content_type: str = "text/plain") -> Reply:
     return 200, {"Content-Type": content_type}, body
@@ -87,7 +45,7 @@ def test_epoch_fetches_the_csv(server: LocalServer, monkeypatch: pytest.MonkeyPa
     server.route = lambda path: _ok(csv_body, "text/csv")
     [payload] = epoch.SOURCE.fetch().payloads
     assert (payload.name, payload.ext, payload.http_status) == ("ml_hardware.csv", "csv", 200)
-    assert server.requests[0][1].get("User-Agent") == USER_AGENT
+    assert server.requests[0].headers.get("User-Agent") == USER_AGENT
     assert len(epoch.parse(payload).specs) == 4
 
 

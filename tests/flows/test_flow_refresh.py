@@ -7,9 +7,7 @@
    publishes, and ends Completed with the verdict.
 """
 
-import http.server
 import logging
-import threading
 from pathlib import Path
 
 import duckdb
@@ -23,44 +21,24 @@ LAMBDA_PAGE = (Path(__file__).resolve().parents[1] / "fixtures" / "lambda"
                / "lambda_2026_tabs_min.html")
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802
-        if self.path.startswith("/lambda"):
-            body = _Handler.lambda_body
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-        else:  # azure and skypilot: server error
-            self.send_response(500)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
-def server():
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}"
-    srv.shutdown()
+def server_base(server):  # type: ignore[no-untyped-def]
+    """The loopback server (tests/conftest.py): lambda answers, azure and skypilot fail."""
+    body = LAMBDA_PAGE.read_bytes()
+    server.route = lambda path: ((200, {"Content-Type": "text/html; charset=utf-8"}, body)
+                                 if path.startswith("/lambda") else (500, {}, b""))
+    return server.base
 
 
 @pytest.mark.flow
-def test_refresh_flow_offline_then_isolating_a_failing_source(server, tmp_path, monkeypatch,
-                                                              capfd):
+def test_refresh_flow_offline_then_isolating_a_failing_source(server_base, tmp_path,
+                                                              monkeypatch, capfd):
     from prefect.testing.utilities import prefect_test_harness
 
     from catalog import sources
     from flows import refresh as refresh_mod
 
-    if not LAMBDA_PAGE.exists():
-        pytest.skip("lambda fixture page missing")
-    _Handler.lambda_body = LAMBDA_PAGE.read_bytes()
+    server = server_base
     monkeypatch.setenv("GPUCOST_SOURCE_URL_LAMBDA", f"{server}/lambda/pricing")
     monkeypatch.setenv("GPUCOST_SOURCE_URL_AZURE", f"{server}/azure/api/retail/prices")
     monkeypatch.setenv("GPUCOST_SOURCE_URL_SKYPILOT", f"{server}/skypilot/catalogs/v8")

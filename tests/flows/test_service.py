@@ -3,10 +3,8 @@ source, fetch progress on a terminal, `gpucost sources`, exit codes."""
 
 from __future__ import annotations
 
-import http.server
 import io
 import json
-import threading
 from pathlib import Path
 
 import pytest
@@ -82,21 +80,10 @@ def test_sources_by_kind():
         pipeline.source_names("gpus")
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802
-        if self.path.startswith("/lambda"):
-            body = LAMBDA_PAGE.read_bytes()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-        else:  # azure and skypilot
-            body = b"upstream broke"
-            self.send_response(500)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+def _lambda_answers_others_fail(path: str):  # type: ignore[no-untyped-def]
+    if path.startswith("/lambda"):
+        return 200, {"Content-Type": "text/html; charset=utf-8"}, LAMBDA_PAGE.read_bytes()
+    return 500, {}, b"upstream broke"  # azure, skypilot and the spec sources
 
 
 class _Tty(io.StringIO):
@@ -105,13 +92,10 @@ class _Tty(io.StringIO):
 
 
 @pytest.fixture
-def live(tmp_path, monkeypatch):
+def live(tmp_path, monkeypatch, server):
     """Every source pointed at a local server: lambda answers, azure and skypilot fail."""
-
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{srv.server_address[1]}"
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    server.route = _lambda_answers_others_fail
+    base = server.base
     monkeypatch.setenv("GPUCOST_SOURCE_URL_LAMBDA", f"{base}/lambda/pricing")
     monkeypatch.setenv("GPUCOST_SOURCE_URL_AZURE", f"{base}/azure/api/retail/prices")
     monkeypatch.setenv("GPUCOST_SOURCE_URL_SKYPILOT", f"{base}/skypilot/catalogs/v8")
@@ -119,8 +103,7 @@ def live(tmp_path, monkeypatch):
     for name in sources.names():
         if sources.get(name).kind == "specs":  # spec sources answer 500 here
             monkeypatch.setenv(f"GPUCOST_SOURCE_URL_{name.upper()}", f"{base}/spec/{name}")
-    yield tmp_path
-    srv.shutdown()
+    return tmp_path
 
 
 def test_refresh_strict_progress_and_sources(live, monkeypatch, capsys):

@@ -8,20 +8,17 @@ The method is METHOD below, printed at the top of docs/reliability.md.
 from __future__ import annotations
 
 import shutil
-import socket
-import struct
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import duckdb
 import live_walk
+import loopback
 from live_walk import Doc, Live, make_zip
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -192,67 +189,12 @@ def fault_reply(fault: str, doc: Doc) -> Reply | Action:
 
 @contextmanager
 def loopback_server(route: Callable[[str, str], Reply | Action]) -> Iterator[str]:
-    """A threaded loopback server; `route(method, path)` gives a reply or an action.
-
-    Every connection has its own thread, so a request held back (the timeout fault) never
-    delays the other sources' requests.
-    """
-
-    class Handler(BaseHTTPRequestHandler):
-        def _answer(self, method: str) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            if length:
-                self.rfile.read(length)
-            reply = route(method, self.path)
-            if reply == "timeout":
-                time.sleep(TIMEOUT_S * 3)
-                return
-            if reply == "connection_reset":
-                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
-                                           struct.pack("ii", 1, 0))
-                self.connection.close()
-                return
-            if reply == "truncated_body":
-                self.send_response(200)
-                self.send_header("Content-Length", "5000")
-                self.end_headers()
-                self.wfile.write(b"x" * 1000)
-                self.wfile.flush()
-                self.connection.shutdown(socket.SHUT_RDWR)
-                return
-            status, headers, body = reply  # type: ignore[misc]
-            self.send_response(status)
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            try:
-                self.wfile.write(body)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def do_GET(self) -> None:  # noqa: N802
-            self._answer("GET")
-
-        def do_POST(self) -> None:  # noqa: N802
-            self._answer("POST")
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    class Server(ThreadingHTTPServer):
-        daemon_threads = True
-        request_queue_size = 128  # every source connects at once: never drop a SYN
-
-    httpd = Server(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    """A threaded loopback server (tests/support/loopback.py); `route(method, path)` gives a
+    reply or an action. Every connection has its own thread, so a request held back (the
+    timeout fault) never delays the other sources' requests."""
+    with loopback.serve(lambda method, path, body, headers: route(method, path),
+                        hold_s=TIMEOUT_S * 3) as base:
+        yield base
 
 
 @contextmanager
