@@ -49,8 +49,9 @@ from __future__ import annotations
 import ast
 import csv
 import io
+import json
 import re
-from collections import Counter
+from collections import defaultdict
 from dataclasses import replace
 from typing import Any
 
@@ -60,9 +61,8 @@ from catalog.records import (
     ParseResult,
     Payload,
     PriceObservation,
-    Reject,
 )
-from catalog.sources.base import FetchContext, Part, Source
+from catalog.sources.base import CheapestOffers, FetchContext, Part, Source
 
 NAME = "skypilot"
 DEFAULT_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8"
@@ -73,10 +73,37 @@ CLOUDS: tuple[str, ...] = (
 )
 
 PROVIDER_OF_CLOUD = {"do": "digitalocean"}
+MAX_GPU_MEMORY_GB = 300.0  # no GPU has more per device (B300: 288 GB)
 _MEMORY_IS_TOTAL = frozenset({"vast"})  # GpuInfo SizeInMiB holds all GPUs of the row
 _SPOT_MODEL = {"vast": "interruptible_bid"}
 # a marketplace has no list price: Vast's Price is community capacity (as in the vast source)
 _PRICE_MODEL = {"vast": "community"}
+
+# Currency. SkyPilot's catalogs are USD by convention, but a fetcher writes whatever its
+# provider's API returns, unconverted:
+# * scaleway: sky/catalog/data_fetchers/fetch_scaleway.py (skypilot-org/skypilot) writes
+#   `server_type.hourly_price` of Scaleway's Instance API (`list_servers_types`) as Price,
+#   with no conversion; Scaleway's API and price list are in EUR (H100-1-80G 2.52 is
+#   Scaleway's EUR list price) -> EUR.
+# * seeweb: sky/catalog/data_fetchers/fetch_seeweb.py (skypilot-org/skypilot) writes the
+#   plan's `hourly_price` from Seeweb's ecsapi `fetch_plans()`, unconverted; Seeweb (Italy)
+#   prices in EUR -> EUR.
+# * ovhcloud: no SkyPilot fetcher for OVHcloud was found (sky/catalog/data_fetchers has none)
+#   and the file does not say; OVHcloud publishes both EUR and USD lists, so the currency is
+#   unknown: its rows are refused (currency_unknown), never passed as USD.
+# * alicloud: the recorded file comes from a fork (sugarlxn/skypilot-catalog) whose fetcher
+#   converts Alibaba's CNY list prices to USD at a fixed rate (0.138): not the provider's
+#   prices -> refused (currency_converted).
+_CURRENCY = {"scaleway": "EUR", "seeweb": "EUR"}
+_REFUSED_CURRENCY = {"ovhcloud": "currency_unknown", "alicloud": "currency_converted"}
+# clouds whose offers are per region, listed once per zone with the zone's region (IBM: the
+# same price in us-south-1/2/3; some rows leave Region empty: jp-tok-2 -> jp-tok)
+_REGION_FROM_ZONE = frozenset({"ibm"})
+
+# A100-80GB-160GB (verda 538675a): the total memory glued to a GPU name -> A100-80GB
+_TOTAL_MEMORY_SUFFIX = re.compile(r"^(?P<name>.+-\d+GB)-\d+GB$", re.IGNORECASE)
+# fractional (vGPU) products named A10*1/12, T4/8 with AcceleratorCount 1 (alicloud)
+_FRACTION = re.compile(r"^(?P<name>.+?)\s*(?:\*\s*(?P<num>\d+))?\s*/\s*(?P<den>\d+)$")
 
 
 # GCP machine-type pattern -> (accelerator name of the GPU rows, GPUs per machine or None to
@@ -129,25 +156,53 @@ def _positive(text: str | None) -> float | None:
     return value if value is not None and value > 0 else None
 
 
+def _gpu_info(text: str) -> dict[str, Any] | None:
+    """GpuInfo as a dict with lower-cased keys, whichever dialect it is in (a Python literal,
+    JSON, a Python literal with JSON's `null`, lower-cased keys); None for a plain string
+    ("V100", "T4 16GB") or anything unreadable. Never raises."""
+    text = text.strip()
+    if not text.startswith("{"):
+        return None
+    info: Any = None
+    for attempt in (
+        lambda: ast.literal_eval(text),
+        lambda: json.loads(text),
+        # hyperstack: a Python literal with JSON's null ('Manufacturer': null)
+        lambda: ast.literal_eval(re.sub(r"\bnull\b", "None", text)),
+    ):
+        try:
+            info = attempt()
+            break
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return _lower_keys(info) if isinstance(info, dict) else None
+
+
+def _lower_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k).lower(): _lower_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_lower_keys(v) for v in value]
+    return value
+
+
 def _gpu_memory_gb(gpu_info: str, count: float | None, cloud: str) -> float | None:
-    if not gpu_info.strip():
-        return None
+    """Per-GPU memory in GB from GpuInfo's first `Gpus` entry, or None when GpuInfo is not a
+    dict or the figure is not plausible (> MAX_GPU_MEMORY_GB per GPU: primeintellect and verda
+    538675a put the total of all GPUs there)."""
+    info = _gpu_info(gpu_info)
+    if info is None:
+        return None  # e.g. Azure, IBM, Paperspace write a bare name ("V100") there
     try:
-        info: Any = ast.literal_eval(gpu_info)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None  # e.g. Azure writes a bare name ("V100") there
-    if not isinstance(info, dict):
-        return None
-    try:
-        mib = float(info["Gpus"][0]["MemoryInfo"]["SizeInMiB"])
+        mib = float(info["gpus"][0]["memoryinfo"]["sizeinmib"])
     except (KeyError, IndexError, TypeError, ValueError):
         return None
-    if mib <= 0:
+    if not mib > 0:
         return None
     if cloud in _MEMORY_IS_TOTAL and count and count > 0:
         mib /= count
-    gb = mib if mib < 1024 else mib / 1024
-    return round(gb, 1)
+    gb = mib if mib < 1024 else mib / 1024  # below 1024: already GB (shadeform's unit bug)
+    return round(gb, 1) if gb <= MAX_GPU_MEMORY_GB else None
 
 
 def _read_rows(payload: Payload) -> tuple[list[str], list[dict[str, str]]]:
@@ -179,90 +234,115 @@ def _raw(row: dict[str, str]) -> str:
     return ",".join(f"{k}={v}" for k, v in row.items() if v)[:2000]
 
 
-class _Collector:
-    """Accepted observations keyed by (sku, region, pricing model); keeps the lowest price."""
-
-    def __init__(self, result: ParseResult) -> None:
-        self.result = result
-        self.best: dict[tuple[str, str, str], tuple[PriceObservation, str]] = {}
-
-    def add(self, obs: PriceObservation, raw: str) -> None:
-        key = (obs.sku, obs.region, obs.pricing_model)
-        held = self.best.get(key)
-        if held is None:
-            self.best[key] = (obs, raw)
-            return
-        keep, drop = held, (obs, raw)
-        if (obs.price_per_hour or 0) < (held[0].price_per_hour or 0):
-            keep, drop = (obs, raw), held
-        self.best[key] = keep
-        self.result.rejects.append(Reject(
-            "duplicate_offer",
-            f"{obs.sku} {obs.region} {obs.pricing_model}: {drop[0].price_per_hour} dropped,"
-            f" {keep[0].price_per_hour} kept",
-            drop[1],
-        ))
-
-    def reject(self, reason: str, detail: str, row: dict[str, str]) -> None:
-        self.result.rejects.append(Reject(reason, detail, _raw(row)))
-
-
 def parse(payload: Payload) -> ParseResult:
     cloud = cloud_of(payload)
     _, rows = _read_rows(payload)
     result = ParseResult(stream=cloud)
-    out = _Collector(result)
+    out = CheapestOffers(result)
     if cloud == "gcp":
         _parse_gcp(rows, out)
     else:
         _parse_generic(rows, cloud, out)
-    result.prices = [obs for obs, _ in out.best.values()]
-    if not result.prices:
-        reasons = Counter(r.reason for r in result.rejects)
-        raise EmptyPayloadError(
-            f"skypilot {payload.name}: no accepted GPU price among {len(rows)} rows"
-            f" (rejects {dict(reasons)})"
-        )
-    return result
+    return out.finish(f"skypilot {payload.name}: no accepted GPU price", f"{len(rows)} rows")
 
 
-def _parse_generic(rows: list[dict[str, str]], cloud: str, out: _Collector) -> None:
+def gpu_name_and_count(name: str, count: float | None) -> tuple[str, float | None]:
+    """The bare GPU name and the GPUs of a row: a fraction in the name is the count
+    (`A10*1/12` x1 -> A10, 0.083; `T4/8` -> T4, 0.125); total memory glued to the name is
+    dropped (`A100-80GB-160GB` -> A100-80GB).
+
+    >>> gpu_name_and_count("A10*1/3", 1.0)
+    ('A10', 0.333)
+    """
+    name = name.strip()
+    m = _FRACTION.match(name)
+    if m and int(m.group("den")) > 0:
+        share = int(m.group("num") or 1) / int(m.group("den"))
+        return m.group("name").strip(), round((count if count else 1.0) * share, 3)
+    m = _TOTAL_MEMORY_SUFFIX.match(name)
+    if m:
+        return m.group("name"), count
+    return name, count
+
+
+def is_placeholder_catalog(rows: list[dict[str, str]]) -> bool:
+    """Whether a catalog's prices are placeholders: every GPU row (two or more) has the same
+    per-GPU price, a whole number, and a SpotPrice equal to its Price (Mithril: 1.00 per GPU,
+    spot = on-demand, on every row). Real price lists never look like that."""
+    per_gpu: set[float] = set()
+    n = 0
+    for row in rows:
+        if not (row.get("AcceleratorName") or "").strip():
+            continue
+        n += 1
+        price, spot = _positive(row.get("Price")), _positive(row.get("SpotPrice"))
+        count = _positive(row.get("AcceleratorCount"))
+        if price is None or count is None or spot != price:
+            return False
+        per_gpu.add(round(price / count, 6))
+    return n >= 2 and len(per_gpu) == 1 and next(iter(per_gpu)).is_integer()
+
+
+def _region(row: dict[str, str], cloud: str) -> str:
+    if cloud in _REGION_FROM_ZONE:
+        region = (row.get("Region") or "").strip()
+        zone = (row.get("AvailabilityZone") or "").strip()
+        return region or re.sub(r"-\d+$", "", zone)
+    return _zone(row)
+
+
+def _parse_generic(rows: list[dict[str, str]], cloud: str, out: CheapestOffers) -> None:
     provider = PROVIDER_OF_CLOUD.get(cloud, cloud)
+    placeholder = is_placeholder_catalog(rows)
     for row in rows:
         accel = (row.get("AcceleratorName") or "").strip()
         if not accel:
             continue  # CPU-only VM
         sku = (row.get("InstanceType") or "").strip()
         if not sku:
-            out.reject("missing_instance_type", f"{accel} row without InstanceType", row)
+            out.reject("missing_instance_type", f"{accel} row without InstanceType", _raw(row))
             continue
-        count = _num(row.get("AcceleratorCount"))
+        name, count = gpu_name_and_count(accel, _num(row.get("AcceleratorCount")))
         template = PriceObservation(
             provider=provider,
             sku=sku,
-            region=_zone(row),
+            region=_region(row, cloud),
             pricing_model=_PRICE_MODEL.get(cloud, "on_demand"),
             price_per_hour=None,
-            gpu_name_raw=accel,
+            gpu_name_raw=name,
             gpu_count=count,
+            currency=_CURRENCY.get(cloud, "USD"),
             gpu_memory_gb=_gpu_memory_gb(row.get("GpuInfo") or "", count, cloud),
             vcpus=_num(row.get("vCPUs")),
             ram_gb=_num(row.get("MemoryGiB")),
         )
+        what = f"{sku} {template.region} {name} x{count:g}" if count else f"{sku} {name}"
+        if placeholder:
+            out.reject("placeholder_price",
+                       f"{what}: Price {row.get('Price')} = SpotPrice, the same whole number"
+                       " per GPU on every GPU row of the catalog", _raw(row))
+            continue
+        if cloud in _REFUSED_CURRENCY:
+            out.reject(_REFUSED_CURRENCY[cloud],
+                       f"{what}: {cloud} prices are not in a known provider currency"
+                       f" (Price {row.get('Price')})", _raw(row))
+            continue
         _add_row_prices(template, row, out, spot_model=_SPOT_MODEL.get(cloud, "spot"))
 
 
 def _add_row_prices(
-    template: PriceObservation, row: dict[str, str], out: _Collector, *, spot_model: str
+    template: PriceObservation, row: dict[str, str], out: CheapestOffers, *, spot_model: str
 ) -> None:
-    """The on_demand row from Price (or a reject) and the spot row from SpotPrice (if any)."""
+    """The on_demand row from Price and the spot row from SpotPrice (if any). A row with
+    neither is a zero_or_missing_price reject; a spot-only row (empty Price, SpotPrice set:
+    Prime Intellect's __SPOT rows, Verda) is a spot offer, not a reject."""
     price = _positive(row.get("Price"))
-    if price is None:
-        out.reject("zero_or_missing_price",
-                   f"{template.sku} {template.region} Price {row.get('Price')!r}", row)
-    else:
-        out.add(replace(template, price_per_hour=price), _raw(row))
     spot = _positive(row.get("SpotPrice"))
+    if price is not None:
+        out.add(replace(template, price_per_hour=price), _raw(row))
+    elif spot is None or _num(row.get("Price")) is not None:
+        out.reject("zero_or_missing_price",
+                   f"{template.sku} {template.region} Price {row.get('Price')!r}", _raw(row))
     if spot is not None:
         out.add(replace(template, pricing_model=spot_model, price_per_hour=spot), _raw(row))
 
@@ -294,7 +374,7 @@ def tpu_chips(name: str) -> float | None:
     return max(n / 2, 1.0)
 
 
-def _parse_gcp(rows: list[dict[str, str]], out: _Collector) -> None:
+def _parse_gcp(rows: list[dict[str, str]], out: CheapestOffers) -> None:
     gpu_rows: dict[tuple[str, float, str], dict[str, str]] = {}
     bundled_names = {accel for _, accel, _, _ in _GCP_BUNDLED} | {"L4"}
     for row in rows:
@@ -303,17 +383,50 @@ def _parse_gcp(rows: list[dict[str, str]], out: _Collector) -> None:
             count = _num(row.get("AcceleratorCount")) or 0.0
             gpu_rows.setdefault((accel, count, _zone(row)), row)
 
+    tpu_placeholders = _tpu_placeholder_prices(rows)
     for row in rows:
         machine = (row.get("InstanceType") or "").strip()
         accel = (row.get("AcceleratorName") or "").strip()
         if machine:
             _gcp_machine(row, machine, gpu_rows, out)
         elif accel.startswith("tpu-"):
-            _gcp_standalone(row, accel, out, sku=accel, count=tpu_chips(accel) or 1.0)
+            placeholder = {model for model, column in (("on_demand", "Price"),
+                                                       ("spot", "SpotPrice"))
+                           if _num(row.get(column)) in tpu_placeholders.get(
+                               (_tpu_family(accel), _zone(row), column), set())}
+            _gcp_standalone(row, accel, out, sku=accel, count=tpu_chips(accel) or 1.0,
+                            placeholder=placeholder)
         elif accel and accel not in bundled_names:
             count = _num(row.get("AcceleratorCount"))
             sku = f"{accel}x{count:g}" if count else accel
             _gcp_standalone(row, accel, out, sku=sku, count=count)
+
+
+def _tpu_family(name: str) -> str:
+    return re.sub(r"-\d+$", "", name)  # tpu-v6e-256 -> tpu-v6e
+
+
+def _tpu_placeholder_prices(
+    rows: list[dict[str, str]],
+) -> dict[tuple[str, str, str], set[float]]:
+    """(TPU family, zone, price column) -> the prices that are placeholders: one instance price
+    shared by 3+ different slice sizes of one TPU family in one zone (the recorded catalogs
+    give tpu-v6e-1 ... tpu-v6e-256 all 700.0 in some zones; a real price grows with the
+    slice)."""
+    sizes: dict[tuple[str, str, str, float], set[str]] = defaultdict(set)
+    for row in rows:
+        accel = (row.get("AcceleratorName") or "").strip()
+        if (row.get("InstanceType") or "").strip() or not accel.startswith("tpu-"):
+            continue
+        for column in ("Price", "SpotPrice"):
+            price = _positive(row.get(column))
+            if price is not None:
+                sizes[(_tpu_family(accel), _zone(row), column, price)].add(accel)
+    found: dict[tuple[str, str, str], set[float]] = defaultdict(set)
+    for (family, zone, column, price), names in sizes.items():
+        if len(names) >= 3:
+            found[(family, zone, column)].add(price)
+    return found
 
 
 def _zone(row: dict[str, str]) -> str:
@@ -321,7 +434,8 @@ def _zone(row: dict[str, str]) -> str:
 
 
 def _gcp_standalone(
-    row: dict[str, str], accel: str, out: _Collector, *, sku: str, count: float | None
+    row: dict[str, str], accel: str, out: CheapestOffers, *, sku: str, count: float | None,
+    placeholder: set[str] | None = None,
 ) -> None:
     template = PriceObservation(
         provider="gcp", sku=sku, region=_zone(row), pricing_model="on_demand",
@@ -329,6 +443,23 @@ def _gcp_standalone(
         gpu_memory_gb=None if accel.startswith("tpu-")
         else _gpu_memory_gb(row.get("GpuInfo") or "", count, "gcp"),
     )
+    if placeholder:
+        for model, column in (("on_demand", "Price"), ("spot", "SpotPrice")):
+            if model in placeholder:
+                out.reject("placeholder_price",
+                           f"{sku} {template.region} {model}: {row.get(column)} is the same"
+                           " instance price as 2+ other slice sizes of the family in this zone",
+                           _raw(row))
+        row = {k: ("" if (k == "Price" and "on_demand" in placeholder)
+                   or (k == "SpotPrice" and "spot" in placeholder) else v)
+               for k, v in row.items()}
+        if "on_demand" in placeholder and "spot" in placeholder:
+            return
+        if "on_demand" in placeholder:  # the spot part stands on its own
+            spot = _positive(row.get("SpotPrice"))
+            if spot is not None:
+                out.add(replace(template, pricing_model="spot", price_per_hour=spot), _raw(row))
+            return
     _add_row_prices(template, row, out, spot_model="spot")
 
 
@@ -336,18 +467,20 @@ def _gcp_machine(
     row: dict[str, str],
     machine: str,
     gpu_rows: dict[tuple[str, float, str], dict[str, str]],
-    out: _Collector,
+    out: CheapestOffers,
 ) -> None:
     bundle = gcp_bundled_gpu(machine)
     if bundle is None:
         if _GCP_ACCEL_MACHINE.match(machine):
-            out.reject("unknown_accelerator_machine", f"{machine}: GPU model/count unknown", row)
+            out.reject("unknown_accelerator_machine", f"{machine}: GPU model/count unknown",
+                       _raw(row))
         return  # a plain VM without GPUs
     accel, count, host_in_gpu = bundle
     zone = _zone(row)
     gpu = gpu_rows.get((accel, float(count), zone))
     if gpu is None:
-        out.reject("gpu_price_missing", f"{machine} {zone}: no {accel}x{count} row", row)
+        out.reject("gpu_price_missing", f"{machine} {zone}: no {accel}x{count} row",
+                   _raw(row))
         return
     raw = f"{_raw(row)} + {_raw(gpu)}"
     template = PriceObservation(
@@ -366,7 +499,7 @@ def _gcp_machine(
         elif model == "on_demand":
             out.reject("zero_or_missing_price",
                        f"{machine} {zone}: VM part {row.get(column)!r},"
-                       f" {accel}x{count} part {gpu.get(column)!r}", row)
+                       f" {accel}x{count} part {gpu.get(column)!r}", _raw(row))
 
 
 SOURCE = Source(

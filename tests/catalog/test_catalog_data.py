@@ -360,8 +360,12 @@ def test_form_factors_kept_apart(aliases: list[dict[str, str]]) -> None:
         key = _norm(row["alias"])
         if "pcie" in key:
             assert "sxm" not in row["accelerator_id"], row
-        if "nvl" in key and "h100" in key:
+        # "H100 NVL" is the 94 GB card; "NVLink" (H100_NVLINK_80GB, H100-80G-PCIe-NVLink) is
+        # an interconnect and says nothing of the card
+        if re.search(r"nvl(?!ink)", key) and "h100" in key:
             assert row["accelerator_id"] == "nvidia-h100-nvl-94gb", row
+        if "nvlink" in key:
+            assert "nvl-" not in row["accelerator_id"], row
 
 
 def _lookup(aliases: list[dict[str, str]]) -> dict[tuple[str, str, str], str]:

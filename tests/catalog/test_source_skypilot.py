@@ -18,13 +18,45 @@ HEADER_ONLY = "lambda_vms_2026-05-07_failed_run_header_only.csv"
 # file -> (stream, accepted rows by pricing model, rejects by reason)
 EXPECTED = {
     "azure_vms_2026-05-20.csv": ("azure", {"on_demand": 829, "spot": 803}, {}),
-    "gcp_vms_2026-04-02.csv": ("gcp", {"on_demand": 2436, "spot": 2431},
-                               {"duplicate_offer": 308, "gpu_price_missing": 5}),
-    "gcp_vms_2026-05-20.csv": ("gcp", {"on_demand": 2436, "spot": 2431},
-                               {"duplicate_offer": 308, "gpu_price_missing": 2}),
+    # the tpu-v6e 700.0 rows (one price for 3+ slice sizes in a zone) are placeholders
+    "gcp_vms_2026-04-02.csv": ("gcp", {"on_demand": 2412, "spot": 2399},
+                               {"duplicate_offer": 292, "gpu_price_missing": 5,
+                                "placeholder_price": 72}),
+    "gcp_vms_2026-05-20.csv": ("gcp", {"on_demand": 2412, "spot": 2399},
+                               {"duplicate_offer": 292, "gpu_price_missing": 2,
+                                "placeholder_price": 72}),
     "lambda_vms_2026-04-02.csv": ("lambda", {"on_demand": 255}, {}),
     "lambda_vms_2026-05-07.csv": ("lambda", {"on_demand": 391}, {}),
     "vast_vms_2026-04-29.csv": ("vast", {"community": 64}, {}),
+    # SkyPilot's own catalog repository (skypilot-org/skypilot-catalog)
+    "cudo_vms_113567a.csv": ("cudo", {"on_demand": 156}, {}),
+    "do_vms_1fbe733.csv": ("do", {"on_demand": 2}, {}),  # 36 CPU droplets skipped
+    "fluidstack_vms_002403b.csv": ("fluidstack", {"on_demand": 23}, {}),
+    "hyperbolic_vms_0082b04.csv": ("hyperbolic", {"on_demand": 3}, {}),
+    "hyperstack_vms_fdc9d90.csv": ("hyperstack", {"on_demand": 25}, {}),
+    # 27 V100 rows, one per zone: 9 regions, the other zones' identical rows are duplicates
+    "ibm_vms_6cd128a.csv": ("ibm", {"on_demand": 9}, {"duplicate_offer": 18}),
+    "jarvislabs_vms_57d6578.csv": ("jarvislabs", {"on_demand": 16}, {}),
+    "jarvislabs_vms_8f09711.csv": ("jarvislabs", {"on_demand": 19}, {}),
+    "lium_vms_04a03ae.csv": ("lium", {"on_demand": 40}, {}),
+    "nebius_vms_0082b04.csv": ("nebius", {"on_demand": 21, "spot": 8}, {}),
+    "paperspace_vms_e520054.csv": ("paperspace", {"on_demand": 14}, {}),
+    # 115 GPU rows: 100 priced, 15 GPU __SPOT rows (empty Price) are spot offers
+    "primeintellect_vms_d9a304e.csv": ("primeintellect", {"on_demand": 100, "spot": 15}, {}),
+    "scaleway_vms_1fbe733.csv": ("scaleway", {"on_demand": 5}, {}),  # EUR
+    "scp_vms_3f8faf1.csv": ("scp", {"on_demand": 12}, {}),
+    "seeweb_vms_004a1ae.csv": ("seeweb", {"on_demand": 27}, {}),  # EUR
+    "shadeform_vms_002363d.csv": ("shadeform", {"on_demand": 118}, {}),
+    # 22 GPU rows: 17 priced, 5 spot-only; 16 rows with a spot price
+    "verda_vms_000c1d0.csv": ("verda", {"on_demand": 17, "spot": 16}, {}),
+    "verda_vms_538675a.csv": ("verda", {"on_demand": 45, "spot": 38}, {}),
+    "yotta_vms_1f69048.csv": ("yotta", {"on_demand": 8}, {}),
+}
+# files refused as a whole: every GPU row is a reject -> EmptyPayloadError (reason -> rows)
+REFUSED = {
+    "mithril_vms_1f9eb0c.csv": {"placeholder_price": 4},
+    "ovhcloud_vms_8a258f5.csv": {"currency_unknown": 42},
+    "alicloud_vms_003c56a_first134lines.csv": {"currency_converted": 133},
 }
 
 
@@ -48,7 +80,16 @@ def _one(result: ParseResult, sku: str, region: str, model: str = "on_demand"):
 
 def test_every_recorded_skypilot_file_is_covered(shared_data: Path) -> None:
     names = {p.name for p in (shared_data / RECORDED).glob("*.csv")}
-    assert names == set(EXPECTED) | {HEADER_ONLY}
+    assert names == set(EXPECTED) | set(REFUSED) | {HEADER_ONLY}
+    assert len(names) == 29
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_recorded_catalog_refused_as_a_whole(shared_data: Path, name: str) -> None:
+    with pytest.raises(EmptyPayloadError) as info:
+        skypilot.parse(_payload(shared_data / RECORDED / name))
+    for reason, n in REFUSED[name].items():
+        assert f"'{reason}': {n}" in str(info.value)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -58,7 +99,8 @@ def test_recorded_catalog_counts(shared_data: Path, name: str) -> None:
     assert result.stream == stream
     assert dict(Counter(o.pricing_model for o in result.prices)) == models
     assert dict(Counter(r.reason for r in result.rejects)) == rejects
-    assert all(o.provider == stream and o.gpu_name_raw for o in result.prices)
+    provider = skypilot.PROVIDER_OF_CLOUD.get(stream, stream)
+    assert all(o.provider == provider and o.gpu_name_raw for o in result.prices)
     assert all(o.price_per_hour and o.price_per_hour > 0 for o in result.prices)
 
 
@@ -132,6 +174,104 @@ def test_recorded_vast_and_azure_quirks(shared_data: Path) -> None:
     az = _parse_file(shared_data / RECORDED / "azure_vms_2026-05-20.csv")
     nv6 = {o.gpu_count for o in az.prices if o.sku == "Standard_NV6ads_A10_v5"}
     assert nv6 == {0.167}
+
+
+def _rec(shared_data: Path, name: str) -> ParseResult:
+    return _parse_file(shared_data / RECORDED / name)
+
+
+def test_recorded_nebius_hyperstack_fluidstack(shared_data: Path) -> None:
+    nebius = _rec(shared_data, "nebius_vms_0082b04.csv")
+    one = _one(nebius, "gpu-h100-sxm_1gpu-16vcpu-200gb", "eu-north1")
+    assert (one.price_per_hour, one.gpu_name_raw, one.gpu_count, one.gpu_memory_gb,
+            one.currency) == (2.95, "H100", 1.0, 80.0, "USD")
+    assert _one(nebius, "gpu-h100-sxm_1gpu-16vcpu-200gb", "eu-north1", "spot"
+                ).price_per_hour == 1.25
+    assert _one(nebius, "gpu-h100-sxm_8gpu-128vcpu-1600gb", "eu-north1").price_per_hour == 23.6
+    assert _one(nebius, "gpu-h100-sxm_8gpu-128vcpu-1600gb", "eu-north1", "spot"
+                ).price_per_hour == 10.0
+    # GpuInfo with `null` (neither a Python literal nor JSON) neither crashes nor rejects
+    hs = _rec(shared_data, "hyperstack_vms_fdc9d90.csv")
+    sxm = [o for o in hs.prices if o.sku == "n3-H100-SXM5x8"]
+    assert {o.region for o in sxm} == {"CANADA-1", "US-1"}
+    assert {(o.price_per_hour / o.gpu_count, o.gpu_name_raw, o.gpu_memory_gb) for o in sxm} == {
+        (2.40, "H100-80G-SXM5", 80.0)}
+    fs = _rec(shared_data, "fluidstack_vms_002403b.csv")
+    nvl = _one(fs, "H100_NVLINK_80GB::8", "FINLAND")
+    assert (nvl.price_per_hour, nvl.gpu_name_raw, nvl.gpu_count) == (23.92, "H100", 8.0)
+
+
+def test_recorded_mithril_placeholders_are_refused(shared_data: Path) -> None:
+    rows = skypilot._read_rows(_payload(shared_data / RECORDED / "mithril_vms_1f9eb0c.csv"))[1]
+    assert skypilot.is_placeholder_catalog(rows)  # 1.0 / 8.0 = 1.00 per GPU, spot = price
+    for name in ("nebius_vms_0082b04.csv", "hyperbolic_vms_0082b04.csv",
+                 "yotta_vms_1f69048.csv"):  # one price per GPU everywhere, but no spot twin
+        rows = skypilot._read_rows(_payload(shared_data / RECORDED / name))[1]
+        assert not skypilot.is_placeholder_catalog(rows), name
+
+
+def test_recorded_gcp_tpu_v6e_placeholders(shared_data: Path) -> None:
+    result = _rec(shared_data, "gcp_vms_2026-05-20.csv")
+    assert not any(o.price_per_hour == 700.0 for o in result.prices)
+    details = [r.detail for r in result.rejects if r.reason == "placeholder_price"]
+    assert details and all(d.startswith("tpu-v6e-") for d in details)
+    assert any(d.startswith("tpu-v6e-1 asia-east1-c on_demand: 700.0") for d in details)
+    # real v6e prices stay: 2.70 per chip-hour, spot 0.51442, in us-central1-a
+    assert _one(result, "tpu-v6e-1", "us-central1-a").price_per_hour == 2.7
+    assert _one(result, "tpu-v6e-8", "us-central1-a").price_per_hour == 21.6
+    assert _one(result, "tpu-v6e-1", "us-central1-a", "spot").price_per_hour == 0.51442
+    # southamerica-west1-a: on-demand 2.7 is real, only the 700.0 spot is a placeholder
+    assert _one(result, "tpu-v6e-1", "southamerica-west1-a").price_per_hour == 2.7
+    assert not [o for o in result.prices if o.sku == "tpu-v6e-1" and o.pricing_model == "spot"
+                and o.region == "southamerica-west1-a"]
+
+
+def test_recorded_currencies(shared_data: Path) -> None:
+    scw = _rec(shared_data, "scaleway_vms_1fbe733.csv")
+    h100 = _one(scw, "H100-1-80G", "fr-par-2")
+    assert (h100.price_per_hour, h100.currency) == (2.52, "EUR")
+    assert {o.currency for o in scw.prices} == {"EUR"}
+    seeweb = _rec(shared_data, "seeweb_vms_004a1ae.csv")
+    assert {o.currency for o in seeweb.prices} == {"EUR"}
+    ecs = _one(seeweb, "ECS1GPU8", "")  # empty Region stays empty
+    assert (ecs.price_per_hour, ecs.gpu_name_raw, ecs.currency) == (1.89, "H100", "EUR")
+    assert {o.currency for o in _rec(shared_data, "cudo_vms_113567a.csv").prices} == {"USD"}
+
+
+def test_recorded_ibm_regions_from_zones(shared_data: Path) -> None:
+    ibm = _rec(shared_data, "ibm_vms_6cd128a.csv")
+    got = {o.region: o.price_per_hour for o in ibm.prices}
+    assert got == {"us-south": 2.497, "us-east": 2.497, "ca-tor": 2.572, "eu-de": 2.746,
+                   "eu-gb": 2.672, "jp-osa": 2.821, "jp-tok": 2.821, "au-syd": 2.996,
+                   "br-sao": 2.996}
+    assert {(o.gpu_name_raw, o.gpu_count, o.gpu_memory_gb) for o in ibm.prices} == {
+        ("V100", 1.0, None)}  # GpuInfo is the plain string "V100"
+
+
+def test_recorded_aggregators_and_spot_only_rows(shared_data: Path) -> None:
+    pi = _rec(shared_data, "primeintellect_vms_d9a304e.csv")
+    assert {o.provider for o in pi.prices} == {"primeintellect"}
+    spot = _one(pi, "datacrunch__8xH100_80GB__176__1480__SPOT", "ICE-01", "spot")
+    assert (spot.price_per_hour, spot.gpu_count) == (6.84, 8.0)
+    assert _one(pi, "datacrunch__8xH100_80GB__176__1480", "ICE-01").price_per_hour == 15.77
+    assert not any(o.sku.endswith("__SPOT") and o.pricing_model != "spot" for o in pi.prices)
+    # GpuInfo puts the total into the per-GPU field: 655360 MiB "per GPU" is not believed
+    assert _one(pi, "datacrunch__8xH100_80GB__176__1480", "ICE-01").gpu_memory_gb is None
+    sf = _rec(shared_data, "shadeform_vms_002363d.csv")
+    assert {o.provider for o in sf.prices} == {"shadeform"}
+    assert any(o.sku == "lambdalabs_H100-sxm5x8" and o.price_per_hour == 31.92
+               for o in sf.prices)
+    verda = _rec(shared_data, "verda_vms_000c1d0.csv")
+    assert _one(verda, "2B300.60V", "FIN-03", "spot").price_per_hour == 4.893
+    assert not [o for o in verda.prices
+                if o.sku == "2B300.60V" and o.pricing_model == "on_demand"]
+    h100 = _one(verda, "1H100.80S.32V", "FIN-02")
+    assert (h100.price_per_hour, h100.gpu_memory_gb) == (2.29, 80.0)
+    assert _one(verda, "1H100.80S.32V", "FIN-02", "spot").price_per_hour == 0.8015
+    old = _rec(shared_data, "verda_vms_538675a.csv")
+    a100 = _one(old, "2A100.44V", "FIN-01")
+    assert (a100.gpu_name_raw, a100.gpu_count, a100.price_per_hour) == ("A100-80GB", 2.0, 2.32)
+    assert {o.gpu_name_raw for o in old.prices if o.sku.startswith("8A100.40S")} == {"A100-40GB"}
 
 
 # --- own fixtures ----------------------------------------------------------------------------
@@ -218,3 +358,54 @@ def test_provider_mapping_for_digitalocean() -> None:
     assert [(o.provider, o.sku, o.region) for o in result.prices] == [
         ("digitalocean", "gpu-h100x1-80gb", "nyc2")]
     assert result.stream == "do"
+
+
+def test_fixture_alicloud_fractional_gpus() -> None:
+    content = (FIXTURES / "alicloud_vms_fractional_tiny.csv").read_bytes()
+    # the fork converts CNY at a fixed rate: every row refused, the fraction still parsed
+    with pytest.raises(EmptyPayloadError, match="'currency_converted': 5"):
+        skypilot.parse(Payload(name="alicloud/vms.csv", content=content))
+    # the same rows from a cloud priced in USD: the fraction in the name is the count
+    result = skypilot.parse(Payload(name="examplecloud/vms.csv", content=content))
+    got = {(o.sku, o.pricing_model): (o.gpu_name_raw, o.gpu_count, o.price_per_hour)
+           for o in result.prices}
+    assert got == {
+        ("ecs.gn6i-c4g1.xlarge", "on_demand"): ("T4", 1.0, 1.16517926),
+        ("ecs.gn6i-c4g1.xlarge", "spot"): ("T4", 1.0, 0.36723566),
+        ("ecs.sgn7i-vws-m2.xlarge", "on_demand"): ("A10", 0.083, 0.35840322),
+        ("ecs.sgn7i-vws-m2.xlarge", "spot"): ("A10", 0.083, 0.11713509),
+        ("ecs.sgn7i-vws-m4.2xlarge", "on_demand"): ("A10", 0.167, 0.5),
+        ("ecs.sgn7i-vws-m4.2xlarge", "spot"): ("A10", 0.167, 0.2),
+        ("ecs.vgn6i-m4.xlarge", "on_demand"): ("T4", 0.125, 0.3),
+        ("ecs.vgn6i-m8-vws.2xlarge", "on_demand"): ("T4", 1.0, 0.9),  # 2 x T4/2
+    }
+    assert all(o.gpu_memory_gb is None for o in result.prices)  # GpuInfo "A10*1/12 2GB"
+
+
+@pytest.mark.parametrize(("name", "count", "expected"), [
+    ("A10*1/12", 1.0, ("A10", 0.083)),
+    ("A10*1/3", 1.0, ("A10", 0.333)),
+    ("T4/8", 1.0, ("T4", 0.125)),
+    ("A100-80GB-640GB", 8.0, ("A100-80GB", 8.0)),
+    ("A100-40GB-320GB", 8.0, ("A100-40GB", 8.0)),
+    ("RTX PRO 6000 96GB", 1.0, ("RTX PRO 6000 96GB", 1.0)),
+    ("H100", 8.0, ("H100", 8.0)),
+])
+def test_gpu_name_and_count(name: str, count: float, expected: tuple) -> None:
+    assert skypilot.gpu_name_and_count(name, count) == expected
+
+
+def test_gpu_info_dialects() -> None:
+    null = ("{'Gpus': [{'Name': 'H100-80G-PCIe', 'Manufacturer': null, 'Count': 1,"
+            " 'MemoryInfo': {'SizeInMiB': 81920}}], 'TotalGpuMemoryInMiB': 81920}")
+    lower = ("{'gpus': [{'name': 'h100', 'count': 8.0, 'memoryinfo': {'sizeinmib': 81559}}],"
+             " 'totalgpumemoryinmib': 81559}")
+    as_json = '{"Gpus": [{"Name": "B300", "Count": 1, "MemoryInfo": {"SizeInMiB": 268288}}]}'
+    total = '{"Gpus":[{"Name":"A100-80GB","Count":8,"MemoryInfo":{"SizeInMiB":655360}}]}'
+    assert skypilot._gpu_memory_gb(null, 1.0, "hyperstack") == 80.0
+    assert skypilot._gpu_memory_gb(lower, 8.0, "do") == 79.6
+    assert skypilot._gpu_memory_gb(as_json, 1.0, "verda") == 262.0
+    assert skypilot._gpu_memory_gb(total, 8.0, "primeintellect") is None  # 640 GB: implausible
+    assert skypilot._gpu_memory_gb("V100", 1.0, "ibm") is None
+    assert skypilot._gpu_memory_gb("{'Gpus': [{'Name': 'A6000', 'MemoryInfo': "
+                                   "{'SizeInMiB': 48}}]}", 1.0, "shadeform") == 48.0
