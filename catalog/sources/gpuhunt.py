@@ -51,14 +51,13 @@ from typing import Any
 
 from catalog.records import (
     EmptyPayloadError,
-    FetchError,
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
 )
-from catalog.sources.base import CheapestOffers, FetchContext, Part, Source
+from catalog.sources.base import CheapestOffers, FetchContext, FetchError, Part, Source
 
 NAME = "gpuhunt"
 DEFAULT_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com"
