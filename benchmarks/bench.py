@@ -76,7 +76,7 @@ def step_generate(data: Path, rows: int) -> dict:
 
 
 def step_incremental(data: Path) -> dict:
-    from flows.pipeline import ingest_files, publish
+    from gpucost.flows.pipeline import ingest_files, publish
 
     t = time.perf_counter()
     loaded = 0
@@ -90,7 +90,7 @@ def step_incremental(data: Path) -> dict:
 
 
 def step_rebuild(data: Path) -> dict:
-    from flows.pipeline import publish
+    from gpucost.flows.pipeline import publish
 
     result = publish(data)
     slowest = sorted(result.timings_s.items(), key=lambda kv: -kv[1])[:5]
@@ -122,8 +122,8 @@ def step_queries(data: Path, repeat: int) -> dict:
 
 
 def step_parse(repeat: int) -> dict:
-    from catalog import sources
-    from catalog.records import Payload, SourceError
+    from gpucost.catalog import sources
+    from gpucost.catalog.records import Payload, SourceError
 
     globs = {
         "azure": "prices/azure_retail_api/*.json", "skypilot": "prices/skypilot_format/*.csv",
@@ -164,8 +164,7 @@ def step_parse(repeat: int) -> dict:
 def step_orchestration(data: Path, mode: str) -> dict:
     """A live refresh of every source from a loopback server holding the recorded files."""
     import fault_matrix as fm  # tests/support/fault_matrix.py: the loopback server
-
-    from catalog import sources
+    from gpucost.catalog import sources
 
     bodies = {"lambda": SNAPSHOT[0][1].read_bytes(), "azure": SNAPSHOT[1][1].read_bytes(),
               "skypilot": SNAPSHOT[2][1].read_bytes()}
@@ -186,11 +185,11 @@ def step_orchestration(data: Path, mode: str) -> dict:
             os.environ[f"GPUCOST_SOURCE_URL_{n.upper()}"] = f"{base}/{n}/feed"
         t = time.perf_counter()
         if mode == "plain":
-            from flows.refresh import refresh_plain
+            from gpucost.flows.refresh import refresh_plain
 
             summary = refresh_plain(names, data_dir=data)
         else:
-            from flows.refresh import refresh
+            from gpucost.flows.refresh import refresh
 
             summary = refresh(names, data_dir=str(data))
         seconds = time.perf_counter() - t

@@ -15,10 +15,8 @@ from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
 import requests
-from urllib3.exceptions import NameResolutionError
-
-from catalog import secrets
-from catalog.records import (
+from gpucost.catalog import secrets
+from gpucost.catalog.records import (
     HttpStatusError,
     Payload,
     ResponseTooLargeError,
@@ -26,6 +24,7 @@ from catalog.records import (
     TruncatedResponseError,
     UnreachableError,
 )
+from urllib3.exceptions import NameResolutionError
 
 secrets.install_log_redaction()
 

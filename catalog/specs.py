@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 
-from catalog.records import ParseResult, Reject, SpecObservation
+from gpucost.catalog.records import ParseResult, Reject, SpecObservation
 
 # metric -> the unit its name carries (what stg_<source>__specs converts into)
 SPEC_METRICS: dict[str, str] = {

@@ -34,8 +34,8 @@ def _parse_when(text: str) -> datetime:
 
 
 def _source_line(row, verbose: bool) -> str:  # type: ignore[no-untyped-def]
-    from flows.progress import shorten
-    from flows.source_status import age_text
+    from gpucost.flows.progress import shorten
+    from gpucost.flows.source_status import age_text
 
     status, detail = row.status, []
     if status in ("live", "unchanged"):
@@ -99,7 +99,7 @@ def _prepare_prefect_home() -> None:
 
 
 def _refresh_with_prefect(args: argparse.Namespace, progress):  # type: ignore[no-untyped-def]
-    from flows.refresh import RefreshFailedError, refresh, reporting
+    from gpucost.flows.refresh import RefreshFailedError, refresh, reporting
 
     with reporting(progress):
         state = refresh(args.source, kind=args.kind, return_state=True)
@@ -112,22 +112,22 @@ def _refresh_with_prefect(args: argparse.Namespace, progress):  # type: ignore[n
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
-    from catalog import sources
+    from gpucost.catalog import sources
 
     for name in args.source or []:
         sources.get(name)
     _prepare_prefect_home()
-    from flows.progress import for_terminal, setup_console
+    from gpucost.flows.progress import for_terminal, setup_console
 
     setup_console(verbose=args.verbose)
     progress = for_terminal()
     try:
         if args.no_prefect:
-            from flows.refresh import refresh_plain
+            from gpucost.flows.refresh import refresh_plain
 
             summary = refresh_plain(args.source, kind=args.kind, progress=progress)
         else:
-            from flows.refresh import refresh_plain
+            from gpucost.flows.refresh import refresh_plain
 
             if progress:
                 progress.step("starting Prefect")
@@ -153,8 +153,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from flows.pipeline import ingest_files
-    from flows.progress import setup_console
+    from gpucost.flows.pipeline import ingest_files
+    from gpucost.flows.progress import setup_console
 
     files = [Path(f) for f in args.files]
     missing = [str(f) for f in files if not f.is_file()]
@@ -189,9 +189,8 @@ def _jsonable(v: object) -> object:
 
 def cmd_sql(args: argparse.Namespace) -> int:
     import duckdb
-
-    from warehouse import data_dir
-    from warehouse.publish import NoWarehouseError, connect_readonly
+    from gpucost.warehouse import data_dir
+    from gpucost.warehouse.publish import NoWarehouseError, connect_readonly
 
     try:
         con = connect_readonly(data_dir())
@@ -258,8 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=("table", "csv", "json"), default="table")
     s.set_defaults(func=cmd_sql)
 
-    from flows import dictionary, report, serve, source_status
-    from flows.estimate import add_estimate_parser
+    from gpucost.flows import dictionary, report, serve, source_status
+    from gpucost.flows.estimate import add_estimate_parser
 
     source_status.add_parser(sub)
     report.add_parser(sub)
@@ -280,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:
-        from warehouse.publish import WarehouseBusyError
+        from gpucost.warehouse.publish import WarehouseBusyError
 
         if isinstance(exc, WarehouseBusyError):
             print(f"error: {exc}", file=sys.stderr)

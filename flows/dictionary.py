@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-
-from models import runner
-from models.docs import Dictionary
+from gpucost.models import runner
+from gpucost.models.docs import Dictionary
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TABLES_MD = REPO_ROOT / "docs" / "tables.md"
@@ -55,8 +54,8 @@ def mart_columns(con: duckdb.DuckDBPyConnection,
 
 def reference_columns() -> dict[str, list[tuple[str, str]]]:
     """Build every model in memory (curated catalog, empty raw layer); the marts' columns."""
-    from warehouse.curated import load_curated
-    from warehouse.store import SCHEMA_SQL
+    from gpucost.warehouse.curated import load_curated
+    from gpucost.warehouse.store import SCHEMA_SQL
 
     con = duckdb.connect(":memory:")
     try:

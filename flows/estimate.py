@@ -581,8 +581,8 @@ def _print_inference(result: dict[str, Any], out: Any) -> None:
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
-    from warehouse import data_dir
-    from warehouse.publish import NoWarehouseError, connect_readonly
+    from gpucost.warehouse import data_dir
+    from gpucost.warehouse.publish import NoWarehouseError, connect_readonly
 
     try:
         con = connect_readonly(data_dir())

@@ -15,23 +15,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
-
-from catalog import sources
-from catalog.records import (
+from gpucost.catalog import sources
+from gpucost.catalog.records import (
     EmptyPayloadError,
     ParseResult,
     PartsFailedError,
     Payload,
     SourceError,
 )
-from catalog.sources.base import Fetched
-from models import runner
-from warehouse import data_dir as default_data_dir
-from warehouse import exports
-from warehouse.curated import load_curated
-from warehouse.exports import StagedExports
-from warehouse.publish import build
-from warehouse.store import LoadOutcome, RawStore, SavedPayload
+from gpucost.catalog.sources.base import Fetched
+from gpucost.models import runner
+from gpucost.warehouse import data_dir as default_data_dir
+from gpucost.warehouse import exports
+from gpucost.warehouse.curated import load_curated
+from gpucost.warehouse.exports import StagedExports
+from gpucost.warehouse.publish import build
+from gpucost.warehouse.store import LoadOutcome, RawStore, SavedPayload
 
 _DATE_IN_NAME = re.compile(
     r"(20\d\d)[-_]?([01]\d)[-_]?([0-3]\d)(?:[T_]?([0-2]\d)([0-5]\d)([0-5]\d))?"
@@ -221,7 +220,7 @@ class PublishResult:
 def stage_exports(con: duckdb.DuckDBPyConnection, data_dir: Path) -> StagedExports:
     """Every mart of the build as zstd Parquet and CSV plus schema.json, under temporary names
     (StagedExports.commit() publishes them once the warehouse is swapped in)."""
-    from flows.dictionary import mart_names, schema_document
+    from gpucost.flows.dictionary import mart_names, schema_document
 
     present = {r[0] for r in con.execute(
         "select table_name from duckdb_tables() where database_name = current_database() "
@@ -275,7 +274,7 @@ def check_published(data_dir: Path) -> dict[str, list[tuple]]:
     read are rebuilt as temporary views over the published curated tables and the raw layer
     (attached read-only), so nothing is written.
     """
-    from warehouse.publish import connect_readonly
+    from gpucost.warehouse.publish import connect_readonly
 
     con = connect_readonly(data_dir, allow_files=True)
     try:
@@ -291,7 +290,7 @@ def ingest_files(
     data_dir: Path | None = None, rebuild: bool = True,
 ) -> tuple[list[LoadOutcome], PublishResult | None]:
     """Replay recorded payloads for a source, then rebuild (the `gpucost ingest` command)."""
-    from warehouse.publish import writer_lock
+    from gpucost.warehouse.publish import writer_lock
 
     data_dir = Path(data_dir or default_data_dir())
     sources.get(source)  # fail early on an unknown source

@@ -84,7 +84,7 @@ def console_for(stream: IO[str] | None = None) -> Any:
 
 
 def _is_expected_source_failure(record: logging.LogRecord) -> bool:
-    from catalog.records import SourceError
+    from gpucost.catalog.records import SourceError
 
     args = record.args if isinstance(record.args, tuple) else (record.args,)
     if any(isinstance(a, SourceError) for a in args):

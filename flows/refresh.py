@@ -36,12 +36,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from catalog.records import SourceError
-from flows import pipeline
-from flows.progress import FetchProgress
-from warehouse import data_dir as default_data_dir
-from warehouse.publish import serving_path, writer_lock
-from warehouse.store import LoadOutcome, RawStore
+from gpucost.catalog.records import SourceError
+from gpucost.flows import pipeline
+from gpucost.flows.progress import FetchProgress
+from gpucost.warehouse import data_dir as default_data_dir
+from gpucost.warehouse.publish import serving_path, writer_lock
+from gpucost.warehouse.store import LoadOutcome, RawStore
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +168,7 @@ class RunSummary:
 
 
 def _kind(source: str) -> str:
-    from catalog import sources
+    from gpucost.catalog import sources
 
     try:
         return sources.get(source).kind
@@ -330,9 +330,8 @@ def _retry_only_raised(task: Any, task_run: Any, state: Any) -> bool:
 
 def _failed(exc: BaseException, name: str = SOURCE_FAILED) -> Any:
     """A Failed state (named `name`) whose message is the error in one line, data the error."""
+    from gpucost.flows.progress import shorten
     from prefect.states import Failed
-
-    from flows.progress import shorten
 
     return Failed(name=name, message=shorten(f"{type(exc).__name__}: {exc}", 300), data=exc)
 
@@ -382,10 +381,9 @@ def publish_task(data_dir: Path) -> pipeline.PublishResult:
     """Build, check, swap in, export. A refused publish (a check found rows, a curated file is
     unusable) is a returned Failed state with its one-line reason; a bug raises, logged with
     its traceback."""
+    from gpucost.models.runner import CheckFailedError
+    from gpucost.warehouse.curated import CuratedDataError
     from prefect import get_run_logger
-
-    from models.runner import CheckFailedError
-    from warehouse.curated import CuratedDataError
 
     try:
         return pipeline.publish(data_dir)
@@ -434,10 +432,9 @@ def refresh(names: list[str] | None = None, data_dir: str | None = None,
     """Fetch the sources (`names`, else those of `kind` "prices" or "specs", else all), load,
     rebuild, check, publish and export. Ends Failed (with the verdict) when no live source
     was refreshed or nothing was published; see the module doc."""
+    from gpucost.warehouse.publish import WarehouseBusyError
     from prefect.runtime import flow_run
     from prefect.states import Failed
-
-    from warehouse.publish import WarehouseBusyError
 
     try:
         summary = run_refresh(
@@ -453,9 +450,10 @@ def refresh(names: list[str] | None = None, data_dir: str | None = None,
     return final_state(summary)  # type: ignore[no-any-return]
 
 
-if __name__ == "__main__":  # `python -m flows.refresh [options]` = `gpucost refresh [options]`
+# `python -m gpucost.flows.refresh [options]` = `gpucost refresh [options]`
+if __name__ == "__main__":
     import sys
 
-    from flows.cli import main
+    from gpucost.flows.cli import main
 
     sys.exit(main(["refresh", *sys.argv[1:]]))

@@ -38,8 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-
-from flows.source_status import age_text
+from gpucost.flows.source_status import age_text
 
 PRECISIONS = ("fp64", "fp64_matrix", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 PREFERRED_BASES = ("on_demand_min", "on_demand_median", "spot_min", "community_min")
@@ -234,7 +233,7 @@ def _training_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
 def _health_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     if "source_health" not in tables:
         return Panel(missing="the source_health mart is not in this warehouse")
-    from flows.source_status import source_rows
+    from gpucost.flows.source_status import source_rows
 
     rows = source_rows(con)
     return Panel(rows=rows, note="age of the newest data in force when the warehouse was built "
@@ -254,7 +253,7 @@ def _unmapped_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
 
 def collect(con: duckdb.DuckDBPyConnection, published_at: datetime) -> ReportData:
     tables = _tables(con)
-    from flows.dictionary import mart_names
+    from gpucost.flows.dictionary import mart_names
 
     marts = [m for m in mart_names() if m in tables] + sorted(
         t for t in tables if t in ("price_history", "training_cost") and t not in mart_names())
@@ -615,7 +614,7 @@ def render(data: ReportData) -> str:
 
 def write_report(data_dir: Path, out: Path) -> Path:
     """Render the published warehouse of `data_dir` into `out` (written atomically)."""
-    from warehouse.publish import connect_readonly, serving_path
+    from gpucost.warehouse.publish import connect_readonly, serving_path
 
     con = connect_readonly(data_dir)  # NoWarehouseError when nothing is published yet
     published_at = datetime.fromtimestamp(serving_path(data_dir).stat().st_mtime, UTC)
@@ -640,8 +639,8 @@ def write_report(data_dir: Path, out: Path) -> Path:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from warehouse import data_dir
-    from warehouse.publish import NoWarehouseError
+    from gpucost.warehouse import data_dir
+    from gpucost.warehouse.publish import NoWarehouseError
 
     out = Path(args.output) if args.output else data_dir() / "report.html"
     try:

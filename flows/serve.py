@@ -54,9 +54,8 @@ def schedules(prices_cron: str | None = None, specs_cron: str | None = None,
 
 def deployments(plan: list[Schedule]) -> list[Any]:
     """RunnerDeployments of the refresh flow, one per schedule (no API call is made)."""
+    from gpucost.flows.refresh import refresh
     from prefect.schedules import Cron
-
-    from flows.refresh import refresh
 
     return [
         refresh.to_deployment(

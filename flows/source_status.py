@@ -46,7 +46,7 @@ def health(row: dict[str, Any], max_age_days: float) -> str:
 
 def source_rows(con: Any, max_age_days: float = DEFAULT_MAX_AGE_DAYS) -> list[dict[str, Any]]:
     """One dict per source (registered or seen in source_health), sorted by name."""
-    from catalog import sources
+    from gpucost.catalog import sources
 
     cur = con.execute("select * from source_health order by source")
     cols = [d[0] for d in cur.description]
@@ -74,7 +74,7 @@ def _when(value: datetime | None) -> str:
 
 
 def render_table(rows: list[dict[str, Any]]) -> str:
-    from flows.progress import shorten
+    from gpucost.flows.progress import shorten
 
     head = ["source", "kind", "health", "last status", "data from", "rows in force",
             "data age", "last success (UTC)", "last error"]
@@ -119,8 +119,8 @@ def why_not_healthy(rows: list[dict[str, Any]]) -> str:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
-    from warehouse import data_dir
-    from warehouse.publish import NoWarehouseError, connect_readonly
+    from gpucost.warehouse import data_dir
+    from gpucost.warehouse.publish import NoWarehouseError, connect_readonly
 
     max_age_days = args.max_age_days
     if args.max_age_hours is not None:  # the former option, in hours

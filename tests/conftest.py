@@ -57,13 +57,13 @@ def server(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
 def _no_politeness_delays(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests talk to loopback servers: no per-host spacing, no retry backoff, no robots.txt
     cache across tests."""
-    import catalog.http
+    import gpucost.catalog.http
 
-    monkeypatch.setattr(catalog.http, "HTML_MIN_INTERVAL_S", 0.0)
-    monkeypatch.setattr(catalog.http, "PACING", 0.0)
-    monkeypatch.setattr(catalog.http, "DEFAULT_BACKOFF_S", 0.0)
-    monkeypatch.setattr(catalog.http, "_robots_cache", {})
-    monkeypatch.setattr(catalog.http, "_host_next_slot", {})
+    monkeypatch.setattr(gpucost.catalog.http, "HTML_MIN_INTERVAL_S", 0.0)
+    monkeypatch.setattr(gpucost.catalog.http, "PACING", 0.0)
+    monkeypatch.setattr(gpucost.catalog.http, "DEFAULT_BACKOFF_S", 0.0)
+    monkeypatch.setattr(gpucost.catalog.http, "_robots_cache", {})
+    monkeypatch.setattr(gpucost.catalog.http, "_host_next_slot", {})
 
 
 @pytest.fixture(scope="session")
@@ -76,7 +76,7 @@ def service_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """
     from datetime import datetime
 
-    from flows.pipeline import ingest_files, publish
+    from gpucost.flows.pipeline import ingest_files, publish
 
     data = tmp_path_factory.mktemp("service-wh")
     sky = FIXTURES / "skypilot"

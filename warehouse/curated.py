@@ -10,8 +10,7 @@ import csv
 from pathlib import Path
 
 import duckdb
-
-from catalog import CATALOG_DIR
+from gpucost.catalog import CATALOG_DIR
 
 CURATED_TABLES = (
     "accelerators",

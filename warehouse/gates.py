@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from catalog import CATALOG_DIR
-from catalog.records import PriceObservation, Reject
+from gpucost.catalog import CATALOG_DIR
+from gpucost.catalog.records import PriceObservation, Reject
 
 MIN_PAYBACK_HOURS = 100.0
 MAX_PAYBACK_HOURS = 100_000.0

@@ -16,8 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
-
-from warehouse.store import RawStore
+from gpucost.warehouse.store import RawStore
 
 SERVING_NAME = "gpucost.duckdb"
 NEXT_NAME = "gpucost_next.duckdb"  # underscores: the file stem is the catalog name

@@ -25,16 +25,15 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-
-from catalog.records import (
+from gpucost.catalog.records import (
     ParseResult,
     Payload,
     PriceObservation,
     RowCountCollapseError,
 )
-from catalog.secrets import redact
-from warehouse import WAREHOUSE_DIR
-from warehouse.gates import JUMP_LOOKBACK_DAYS, Gates, jump_rejects
+from gpucost.catalog.secrets import redact
+from gpucost.warehouse import WAREHOUSE_DIR
+from gpucost.warehouse.gates import JUMP_LOOKBACK_DAYS, Gates, jump_rejects
 
 SCHEMA_SQL = (WAREHOUSE_DIR / "schema.sql").read_text(encoding="utf-8")
 RAW_ROW_MAX_CHARS = 2000

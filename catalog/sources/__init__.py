@@ -14,24 +14,24 @@ from __future__ import annotations
 
 import importlib
 
-from catalog.sources.base import KINDS, Source
+from gpucost.catalog.sources.base import KINDS, Source
 
 # registry name -> module path. Add a source here and it is fetched by `gpucost refresh`.
 _MODULES = {
-    "aws": "catalog.sources.aws",
-    "azure": "catalog.sources.azure",
-    "crosscheck": "catalog.sources.crosscheck",
-    "epoch": "catalog.sources.epoch",
-    "gpuhunt": "catalog.sources.gpuhunt",
-    "lambda": "catalog.sources.lambda_cloud",
-    "mlperf": "catalog.sources.mlperf",
-    "oci": "catalog.sources.oci",
-    "rocm": "catalog.sources.rocm",
-    "runpod": "catalog.sources.runpod",
-    "skypilot": "catalog.sources.skypilot",
-    "techpowerup": "catalog.sources.techpowerup",
-    "vast": "catalog.sources.vast",
-    "wikipedia": "catalog.sources.wikipedia",
+    "aws": "gpucost.catalog.sources.aws",
+    "azure": "gpucost.catalog.sources.azure",
+    "crosscheck": "gpucost.catalog.sources.crosscheck",
+    "epoch": "gpucost.catalog.sources.epoch",
+    "gpuhunt": "gpucost.catalog.sources.gpuhunt",
+    "lambda": "gpucost.catalog.sources.lambda_cloud",
+    "mlperf": "gpucost.catalog.sources.mlperf",
+    "oci": "gpucost.catalog.sources.oci",
+    "rocm": "gpucost.catalog.sources.rocm",
+    "runpod": "gpucost.catalog.sources.runpod",
+    "skypilot": "gpucost.catalog.sources.skypilot",
+    "techpowerup": "gpucost.catalog.sources.techpowerup",
+    "vast": "gpucost.catalog.sources.vast",
+    "wikipedia": "gpucost.catalog.sources.wikipedia",
 }
 
 __all__ = ["KINDS", "Source", "get", "module_path", "names"]

@@ -59,7 +59,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from urllib.parse import urljoin
 
-from catalog.records import (
+from gpucost.catalog.records import (
     EmptyPayloadError,
     FetchError,
     ParseError,
@@ -68,7 +68,7 @@ from catalog.records import (
     PriceObservation,
     Reject,
 )
-from catalog.sources.base import CheapestOffers, FetchContext, Part, Source
+from gpucost.catalog.sources.base import CheapestOffers, FetchContext, Part, Source
 
 NAME = "aws"
 DEFAULT_URL = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/index.json"

@@ -34,14 +34,14 @@ import logging
 import re
 from typing import Any
 
-from catalog.records import (
+from gpucost.catalog.records import (
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
 )
-from catalog.sources.base import CheapestOffers, FetchContext, Source
+from gpucost.catalog.sources.base import CheapestOffers, FetchContext, Source
 
 NAME = "azure"
 DEFAULT_URL = "https://prices.azure.com/api/retail/prices"

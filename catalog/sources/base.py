@@ -39,9 +39,8 @@ from urllib.parse import urlsplit
 
 import requests
 from bs4 import BeautifulSoup, Comment
-
-from catalog import http
-from catalog.records import (
+from gpucost.catalog import http
+from gpucost.catalog.records import (
     EmptyPayloadError,
     FetchError,
     ParseResult,
@@ -52,7 +51,7 @@ from catalog.records import (
     UnreachableError,
 )
 
-log = logging.getLogger("catalog.sources")
+log = logging.getLogger("gpucost.catalog.sources")
 
 KINDS = ("prices", "specs")
 

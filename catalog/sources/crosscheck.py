@@ -40,14 +40,14 @@ import json
 import re
 from typing import Any
 
-from catalog.records import (
+from gpucost.catalog.records import (
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
 )
-from catalog.sources.base import CheapestOffers, FetchContext, Part, Source
+from gpucost.catalog.sources.base import CheapestOffers, FetchContext, Part, Source
 
 NAME = "crosscheck"
 DEFAULT_URL = ("https://raw.githubusercontent.com/the-full-stack/the-full-stack-website/main/"

@@ -35,9 +35,9 @@ import io
 import re
 from collections.abc import Callable
 
-from catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload, Reject
-from catalog.sources.base import Source
-from catalog.specs import SpecCollector
+from gpucost.catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload, Reject
+from gpucost.catalog.sources.base import Source
+from gpucost.catalog.specs import SpecCollector
 
 NAME = "epoch"
 DEFAULT_URL = "https://epoch.ai/data/ml_hardware.csv"

@@ -49,7 +49,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
-from catalog.records import (
+from gpucost.catalog.records import (
     EmptyPayloadError,
     ParseError,
     ParseResult,
@@ -57,7 +57,7 @@ from catalog.records import (
     PriceObservation,
     Reject,
 )
-from catalog.sources.base import CheapestOffers, FetchContext, FetchError, Part, Source
+from gpucost.catalog.sources.base import CheapestOffers, FetchContext, FetchError, Part, Source
 
 NAME = "gpuhunt"
 DEFAULT_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com"

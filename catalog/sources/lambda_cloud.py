@@ -26,15 +26,14 @@ from __future__ import annotations
 import re
 
 from bs4 import BeautifulSoup, Tag
-
-from catalog.records import (
+from gpucost.catalog.records import (
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
 )
-from catalog.sources.base import (
+from gpucost.catalog.sources.base import (
     FetchPolicy,
     Source,
     keep_cheapest,

@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from catalog.records import (
+from gpucost.catalog.records import (
     FetchError,
     ParseError,
     ParseResult,
@@ -39,8 +39,8 @@ from catalog.records import (
     Reject,
     UnreachableError,
 )
-from catalog.sources.base import FetchContext, FetchPolicy, Part, Source
-from catalog.specs import SpecCollector, number
+from gpucost.catalog.sources.base import FetchContext, FetchPolicy, Part, Source
+from gpucost.catalog.specs import SpecCollector, number
 
 NAME = "mlperf"
 DEFAULT_URL = "https://api.github.com/repos/mlcommons/inference_results_v4.1/contents/closed"

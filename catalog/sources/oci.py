@@ -40,14 +40,14 @@ import re
 import zipfile
 from typing import Any
 
-from catalog.records import (
+from gpucost.catalog.records import (
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
 )
-from catalog.sources.base import FetchContext, Source, raise_empty
+from gpucost.catalog.sources.base import FetchContext, Source, raise_empty
 
 NAME = "oci"
 DEFAULT_URL = "https://www.oracle.com/a/ocom/docs/cloudestimator2/data"

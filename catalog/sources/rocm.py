@@ -28,15 +28,15 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from catalog.records import (
+from gpucost.catalog.records import (
     EmptyPayloadError,
     ParseError,
     ParseResult,
     Payload,
     Reject,
 )
-from catalog.sources.base import FetchContext, FetchPolicy, Part, Source
-from catalog.specs import SpecCollector, number
+from gpucost.catalog.sources.base import FetchContext, FetchPolicy, Part, Source
+from gpucost.catalog.specs import SpecCollector, number
 
 NAME = "rocm"
 DEFAULT_URL = "https://raw.githubusercontent.com/ROCm/ROCm/develop/docs"

@@ -34,15 +34,20 @@ from dataclasses import replace
 from typing import Any
 
 from bs4 import BeautifulSoup, Tag
-
-from catalog.records import (
+from gpucost.catalog.records import (
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
 )
-from catalog.sources.base import Source, keep_cheapest, raise_empty, read_html, wayback_capture_time
+from gpucost.catalog.sources.base import (
+    Source,
+    keep_cheapest,
+    raise_empty,
+    read_html,
+    wayback_capture_time,
+)
 
 NAME = "runpod"
 DEFAULT_URL = "https://www.runpod.io/pricing"

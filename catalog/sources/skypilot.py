@@ -55,14 +55,14 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import Any
 
-from catalog.records import (
+from gpucost.catalog.records import (
     EmptyPayloadError,
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
 )
-from catalog.sources.base import CheapestOffers, FetchContext, Part, Source
+from gpucost.catalog.sources.base import CheapestOffers, FetchContext, Part, Source
 
 NAME = "skypilot"
 DEFAULT_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8"

@@ -36,16 +36,15 @@ import re
 from pathlib import PurePosixPath
 
 from bs4 import BeautifulSoup, Tag
-
-from catalog.records import (
+from gpucost.catalog.records import (
     EmptyPayloadError,
     ParseError,
     ParseResult,
     Payload,
     Reject,
 )
-from catalog.sources.base import FetchContext, FetchPolicy, Part, Source
-from catalog.specs import SpecCollector, number
+from gpucost.catalog.sources.base import FetchContext, FetchPolicy, Part, Source
+from gpucost.catalog.specs import SpecCollector, number
 
 NAME = "techpowerup"
 DEFAULT_URL = "https://www.techpowerup.com/gpu-specs/"

@@ -41,14 +41,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from catalog.records import (
+from gpucost.catalog.records import (
     ParseError,
     ParseResult,
     Payload,
     PriceObservation,
     Reject,
 )
-from catalog.sources.base import FetchContext, Part, Source, raise_empty
+from gpucost.catalog.sources.base import FetchContext, Part, Source, raise_empty
 
 NAME = "vast"
 DEFAULT_URL = "https://console.vast.ai/api/v0/bundles/"

@@ -37,9 +37,9 @@ from __future__ import annotations
 import json
 import re
 
-from catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload, Reject
-from catalog.sources.base import Source
-from catalog.specs import SpecCollector, number
+from gpucost.catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload, Reject
+from gpucost.catalog.sources.base import Source
+from gpucost.catalog.specs import SpecCollector, number
 
 NAME = "wikipedia"
 DEFAULT_URL = "https://raw.githubusercontent.com/voidful/gpu-info-api/gpu-data/gpu.json"

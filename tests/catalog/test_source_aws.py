@@ -11,9 +11,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
-
-from catalog.records import EmptyPayloadError, ParseError, Payload
-from catalog.sources import aws
+from gpucost.catalog.records import EmptyPayloadError, ParseError, Payload
+from gpucost.catalog.sources import aws
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "aws"
 RECORDED = Path("prices") / "aws_price_list"

@@ -8,9 +8,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-
-from catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
-from catalog.sources import azure
+from gpucost.catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
+from gpucost.catalog.sources import azure
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "azure"
 RECORDED = "prices/azure_retail_api"

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import fault_matrix as fm
 import pytest
-
-from catalog import sources
-from catalog.records import FetchError, PartsFailedError, UnreachableError
-from catalog.sources.base import KINDS, Source
+from gpucost.catalog import sources
+from gpucost.catalog.records import FetchError, PartsFailedError, UnreachableError
+from gpucost.catalog.sources.base import KINDS, Source
 
 SOURCES_DIR = Path(sources.__file__).resolve().parent
 NAMES = sources.names()

@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from catalog.records import ParseError, Payload
-from catalog.sources import crosscheck
+from gpucost.catalog.records import ParseError, Payload
+from gpucost.catalog.sources import crosscheck
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "crosscheck"
 RECORDED = Path("prices") / "curated_tables"

@@ -9,9 +9,8 @@ import random
 from pathlib import Path
 
 import pytest
-
-from catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
-from catalog.sources import epoch
+from gpucost.catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
+from gpucost.catalog.sources import epoch
 
 RECORDED = "specs/epoch"
 SNAPSHOTS = ("ml_hardware_snapshot_2025-12-10.csv", "ml_hardware_snapshot_2025-12-14.csv")

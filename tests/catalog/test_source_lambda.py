@@ -7,9 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
-from catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
-from catalog.sources import lambda_cloud
+from gpucost.catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
+from gpucost.catalog.sources import lambda_cloud
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lambda"
 RECORDED = "prices/pricing_pages_html/lambda"

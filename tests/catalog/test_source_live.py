@@ -13,15 +13,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import loopback
 import pytest
-
-from catalog.http import USER_AGENT
-from catalog.records import FetchError, HttpStatusError, PartsFailedError
-from catalog.sources import azure, lambda_cloud, skypilot
+from gpucost.catalog.http import USER_AGENT
+from gpucost.catalog.records import FetchError, HttpStatusError, PartsFailedError
+from gpucost.catalog.sources import azure, lambda_cloud, skypilot
 
 
 def _fetch(module):  # type: ignore[no-untyped-def]
     """(payloads, {part: error}) of a live fetch through the source's contract."""
-    from catalog.records import PartsFailedError
+    from gpucost.catalog.records import PartsFailedError
 
     try:
         fetched = module.SOURCE.fetch()

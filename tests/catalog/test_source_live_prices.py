@@ -15,15 +15,14 @@ from pathlib import Path
 
 import loopback
 import pytest
-
-from catalog.http import USER_AGENT
-from catalog.records import FetchError, HttpStatusError, UnreachableError
-from catalog.sources import aws, crosscheck, gpuhunt, oci, runpod, vast
+from gpucost.catalog.http import USER_AGENT
+from gpucost.catalog.records import FetchError, HttpStatusError, UnreachableError
+from gpucost.catalog.sources import aws, crosscheck, gpuhunt, oci, runpod, vast
 
 
 def _fetch(module):  # type: ignore[no-untyped-def]
     """(payloads, {part: error}) of a live fetch through the source's contract."""
-    from catalog.records import PartsFailedError
+    from gpucost.catalog.records import PartsFailedError
 
     try:
         fetched = module.SOURCE.fetch()

@@ -8,9 +8,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-from catalog.records import EmptyPayloadError, ParseError, Payload
-from catalog.sources import oci
+from gpucost.catalog.records import EmptyPayloadError, ParseError, Payload
+from gpucost.catalog.sources import oci
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "oci"
 

@@ -6,9 +6,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
-from catalog.records import EmptyPayloadError, ParseError, Payload
-from catalog.sources import runpod
+from gpucost.catalog.records import EmptyPayloadError, ParseError, Payload
+from gpucost.catalog.sources import runpod
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runpod"
 RECORDED = Path("prices") / "pricing_pages_html" / "runpod"

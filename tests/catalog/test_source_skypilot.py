@@ -7,9 +7,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-
-from catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
-from catalog.sources import skypilot
+from gpucost.catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
+from gpucost.catalog.sources import skypilot
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "skypilot"
 RECORDED = "prices/skypilot_format"

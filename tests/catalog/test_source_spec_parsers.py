@@ -8,10 +8,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
-from catalog.sources import mlperf, rocm, techpowerup, wikipedia
-from catalog.specs import number
+from gpucost.catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
+from gpucost.catalog.sources import mlperf, rocm, techpowerup, wikipedia
+from gpucost.catalog.specs import number
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "techpowerup"
 

@@ -11,15 +11,14 @@ from pathlib import Path
 
 import loopback
 import pytest
-
-from catalog.http import USER_AGENT
-from catalog.records import HttpStatusError, PartsFailedError, UnreachableError
-from catalog.sources import epoch, mlperf, rocm, techpowerup, wikipedia
+from gpucost.catalog.http import USER_AGENT
+from gpucost.catalog.records import HttpStatusError, PartsFailedError, UnreachableError
+from gpucost.catalog.sources import epoch, mlperf, rocm, techpowerup, wikipedia
 
 
 def _fetch(module):  # type: ignore[no-untyped-def]
     """(payloads, {part: error}) of a live fetch through the source's contract."""
-    from catalog.records import PartsFailedError
+    from gpucost.catalog.records import PartsFailedError
 
     try:
         fetched = module.SOURCE.fetch()
@@ -156,8 +155,8 @@ def test_mlperf_walks_the_contents_api(server: LocalServer,
 def test_mlperf_empty_listing_is_a_named_error(server: LocalServer,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """A contents listing without a system file fails loudly (not a silent 'unchanged')."""
-    from catalog.records import EmptyPayloadError
-    from flows.pipeline import fetch_source
+    from gpucost.catalog.records import EmptyPayloadError
+    from gpucost.flows.pipeline import fetch_source
 
     monkeypatch.setenv("GPUCOST_SOURCE_URL_MLPERF", f"{server.base}/closed")
     server.route = lambda path: _ok(b"[]", "application/json")

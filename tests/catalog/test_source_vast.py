@@ -11,10 +11,9 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
-
-from catalog.records import EmptyPayloadError, ParseError, Payload
-from catalog.sources import vast
-from flows.pipeline import ingest_files
+from gpucost.catalog.records import EmptyPayloadError, ParseError, Payload
+from gpucost.catalog.sources import vast
+from gpucost.flows.pipeline import ingest_files
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vast" / "bundles_305_offers.json"
 

@@ -10,9 +10,8 @@ import json
 
 import duckdb
 import pytest
-
-from flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
-from flows.pipeline import publish
+from gpucost.flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from gpucost.flows.pipeline import publish
 
 H100 = "nvidia-h100-sxm5-80gb"
 
@@ -158,7 +157,7 @@ def test_usage_errors(warehouse, capsys):
 
 
 def test_macros_are_published_and_callable_read_only(warehouse):
-    from warehouse.publish import connect_readonly
+    from gpucost.warehouse.publish import connect_readonly
 
     ro = connect_readonly(warehouse)  # as `gpucost sql`: read-only, no file access
     try:

@@ -33,10 +33,9 @@ def server_base(server):  # type: ignore[no-untyped-def]
 @pytest.mark.flow
 def test_refresh_flow_offline_then_isolating_a_failing_source(server_base, tmp_path,
                                                               monkeypatch, capfd):
+    from gpucost.catalog import sources
+    from gpucost.flows import refresh as refresh_mod
     from prefect.testing.utilities import prefect_test_harness
-
-    from catalog import sources
-    from flows import refresh as refresh_mod
 
     server = server_base
     monkeypatch.setenv("GPUCOST_SOURCE_URL_LAMBDA", f"{server}/lambda/pricing")
@@ -49,10 +48,9 @@ def test_refresh_flow_offline_then_isolating_a_failing_source(server_base, tmp_p
         monkeypatch.setenv(f"GPUCOST_SOURCE_URL_{name.upper()}", f"{server}/{name}")
     monkeypatch.setenv("GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS", f"{server}/cloudgpus")
 
+    from gpucost.flows import cli
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.sorting import FlowRunSort
-
-    from flows import cli
 
     def last_flow_run(client):
         return client.read_flow_runs(sort=FlowRunSort.START_TIME_DESC, limit=1)[0]

@@ -16,11 +16,10 @@ import logging
 from datetime import UTC, datetime
 
 import pytest
-
-from catalog import sources
-from flows import cli
-from flows.progress import ConsoleLogHandler, console_for, shorten
-from flows.refresh import RunSummary, SourceSummary
+from gpucost.catalog import sources
+from gpucost.flows import cli
+from gpucost.flows.progress import ConsoleLogHandler, console_for, shorten
+from gpucost.flows.refresh import RunSummary, SourceSummary
 
 MAX_LINES = 60
 
@@ -109,10 +108,10 @@ def test_verdict_and_final_state():
 
 
 def test_console_leaves_out_what_the_summary_says(capsys):
-    from catalog.records import UnreachableError
+    from gpucost.catalog.records import UnreachableError
 
     handler = ConsoleLogHandler(console_for(), verbose=False)
-    log = logging.getLogger("catalog.sources.example")
+    log = logging.getLogger("gpucost.catalog.sources.example")
     log.addHandler(handler)
     log.propagate = False
     try:

@@ -18,10 +18,9 @@ from pathlib import Path
 import chromium
 import duckdb
 import pytest
-
-from flows import cli
-from flows.report import write_report
-from warehouse.publish import serving_path
+from gpucost.flows import cli
+from gpucost.flows.report import write_report
+from gpucost.warehouse.publish import serving_path
 
 EVIL = "<script>document.title='pwned'</script><b>X1</b>"
 CHARTS = ("cost-per-eflop", "memory-per-dollar", "bandwidth-per-dollar", "price-history",

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from catalog import sources
-from flows import cli, pipeline, progress, serve
+from gpucost.catalog import sources
+from gpucost.flows import cli, pipeline, progress, serve
 
 REPO = Path(__file__).resolve().parents[2]
 LAMBDA_PAGE = (Path(__file__).resolve().parents[1] / "fixtures" / "lambda"

@@ -11,11 +11,10 @@ import math
 
 import duckdb
 import pytest
+from gpucost.catalog import CATALOG_DIR
+from gpucost.flows import validation_doc
+from gpucost.models import runner
 from test_models import build, write_models
-
-from catalog import CATALOG_DIR
-from flows import validation_doc
-from models import runner
 
 LN10 = math.log(10)
 H100 = "nvidia-h100-sxm5-80gb"
@@ -368,7 +367,7 @@ def test_scenarios_cover_the_seed_questions(con):
 def test_validation_page_matches_the_mart(con):
     doc = validation_doc.DOC.read_text(encoding="utf-8")
     assert validation_doc.rewrite(doc, validation_doc.render(con)) == doc, \
-        "docs/validation.md is stale: run `python -m flows.validation_doc`"
+        "docs/validation.md is stale: run `python -m gpucost.flows.validation_doc`"
 
 
 # ---------------------------------------------------------------- monotonicity

@@ -8,9 +8,8 @@ test_tables_md_is_up_to_date (run `gpucost docs`).
 from pathlib import Path
 
 import pytest
-
-from flows import dictionary
-from models.docs import ColumnDocError, Dictionary, parse_header
+from gpucost.flows import dictionary
+from gpucost.models.docs import ColumnDocError, Dictionary, parse_header
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
@@ -93,7 +92,7 @@ def test_malformed_columns_block_is_a_clear_error(block, error):
 
 
 def test_docs_check_command(tmp_path, capsys):
-    from flows import cli
+    from gpucost.flows import cli
 
     assert cli.main(["docs", "--check"]) == 0
     stale = tmp_path / "tables.md"

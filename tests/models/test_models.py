@@ -16,10 +16,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from catalog import CATALOG_DIR
-from models import runner
-from warehouse.curated import CURATED_TABLES, CuratedDataError, load_curated
+from gpucost.catalog import CATALOG_DIR
+from gpucost.models import runner
+from gpucost.warehouse.curated import CURATED_TABLES, CuratedDataError, load_curated
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_SQL = ROOT / "warehouse" / "schema.sql"

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from models import runner
-from warehouse.curated import load_curated
+from gpucost.models import runner
+from gpucost.warehouse.curated import load_curated
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_SQL = ROOT / "warehouse" / "schema.sql"

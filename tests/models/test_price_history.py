@@ -9,10 +9,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from catalog.records import ParseResult, Payload, PriceObservation
-from flows.pipeline import publish
-from warehouse.store import RawStore
+from gpucost.catalog.records import ParseResult, Payload, PriceObservation
+from gpucost.flows.pipeline import publish
+from gpucost.warehouse.store import RawStore
 
 DAY = {d: datetime(2026, 3, d, 10, tzinfo=UTC) for d in range(1, 8)}
 

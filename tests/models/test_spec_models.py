@@ -14,9 +14,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from models import runner
-from warehouse.curated import CURATED_TABLES, load_curated
+from gpucost.models import runner
+from gpucost.warehouse.curated import CURATED_TABLES, load_curated
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_SQL = ROOT / "warehouse" / "schema.sql"

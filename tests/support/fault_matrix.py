@@ -254,15 +254,15 @@ def fast_clients() -> Iterator[None]:
     source limited to the parts its fixtures cover; restored after."""
     import os
 
-    import catalog.http
+    import gpucost.catalog.http
 
     patches: list[tuple[object, str, object]] = [
-        (catalog.http, "DEFAULT_TIMEOUT", (TIMEOUT_S, TIMEOUT_S)),
-        (catalog.http, "DEFAULT_MAX_BYTES", SIZE_CAP),
-        (catalog.http, "HTML_MIN_INTERVAL_S", 0.0),
-        (catalog.http, "ROBOTS_TIMEOUT", (TIMEOUT_S, TIMEOUT_S)),
-        (catalog.http, "PACING", 0.0),
-        (catalog.http, "DEFAULT_BACKOFF_S", 0.0),
+        (gpucost.catalog.http, "DEFAULT_TIMEOUT", (TIMEOUT_S, TIMEOUT_S)),
+        (gpucost.catalog.http, "DEFAULT_MAX_BYTES", SIZE_CAP),
+        (gpucost.catalog.http, "HTML_MIN_INTERVAL_S", 0.0),
+        (gpucost.catalog.http, "ROBOTS_TIMEOUT", (TIMEOUT_S, TIMEOUT_S)),
+        (gpucost.catalog.http, "PACING", 0.0),
+        (gpucost.catalog.http, "DEFAULT_BACKOFF_S", 0.0),
     ]
     env = {f"GPUCOST_SOURCE_PARTS_{name.upper()}": ",".join(keys)
            for name, keys in PARTS.items()}
@@ -294,7 +294,7 @@ def baseline_files(source: str, tmp: Path) -> list[Path]:
 
 def make_baseline(data_dir: Path) -> None:
     """Every source holds good data, replayed from its fixtures, and is published."""
-    from flows.pipeline import ingest_files, publish
+    from gpucost.flows.pipeline import ingest_files, publish
 
     with tempfile.TemporaryDirectory() as tmp:
         for source in GOOD_FIXTURES:
@@ -355,7 +355,7 @@ def run_one(index: int, assignment: dict[str, str | None], baseline: Path, work:
     The refresh is refresh_plain's (run_refresh with _fetch_threads); `fetched` is set once
     every request of the run is over (the fetch phase), so the next run may start then.
     """
-    from flows.refresh import _fetch_threads, run_refresh
+    from gpucost.flows.refresh import _fetch_threads, run_refresh
 
     def fetch_all(names: list[str], on_fetched=None):  # type: ignore[no-untyped-def]
         try:

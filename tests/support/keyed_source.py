@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 
-from catalog import secrets
-from catalog.records import ParseError, ParseResult, Payload, PriceObservation, SourceError
-from catalog.sources.base import FetchContext, Part, Source
+from gpucost.catalog import secrets
+from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, SourceError
+from gpucost.catalog.sources.base import FetchContext, Part, Source
 
 NAME = "keyed"
 

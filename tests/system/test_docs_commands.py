@@ -12,8 +12,8 @@ module-scoped warehouse in a temporary GPUCOST_DATA_DIR:
   shell's globbing done here), stdout and stderr captured;
 * a command that needs a shell (a pipe, a redirection, `$VAR`) runs in `bash -c` with the
   virtualenv first on PATH; so do the few other programs listed in SAFE_PROGRAMS;
-* a command may regenerate a page (`python -m flows.validation_doc`): it passes only when the
-  committed page is already what it writes (the page is put back either way);
+* a command may regenerate a page (`python -m gpucost.flows.validation_doc`): it passes only
+  when the committed page is already what it writes (the page is put back either way);
 * nothing touches the internet: the live HTTP fetch is replaced by one that fails at once as
   if offline (in the subprocesses every source URL points at a closed local port), so
   `gpucost refresh` runs exactly as it does on a machine without network.
@@ -219,7 +219,7 @@ def _argv(cmd: Command) -> list[str]:
 
 
 def _run_inprocess(argv: list[str]) -> tuple[int, str, str]:
-    cli = _module("flows.cli")
+    cli = _module("gpucost.flows.cli")
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -243,7 +243,7 @@ def _run_shell(cmd: Command, data_dir: Path) -> tuple[int, str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["GPUCOST_DATA_DIR"] = str(data_dir)
-    sources = _module("catalog.sources")
+    sources = _module("gpucost.catalog.sources")
     for name in sources.names():  # a subprocess never reaches the internet either
         env[f"GPUCOST_SOURCE_URL_{name.upper()}"] = "http://127.0.0.1:9/"
     env["GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS"] = "http://127.0.0.1:9/"
@@ -253,7 +253,7 @@ def _run_shell(cmd: Command, data_dir: Path) -> tuple[int, str, str]:
 
 
 def _offline_fetch(url: str, *args: object, **kwargs: object) -> object:
-    records = _module("catalog.records")
+    records = _module("gpucost.catalog.records")
     raise records.UnreachableError(
         f"{urlsplit(url).netloc} unreachable: offline (tests/system/test_docs_commands.py)")
 
@@ -270,11 +270,11 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory,
     if not SHARED_DATA.is_dir():
         request.getfixturevalue("shared_data")  # skips, or fails under CI
     data = tmp_path_factory.mktemp("docs-commands")
-    pipeline = _module("flows.pipeline")
+    pipeline = _module("gpucost.flows.pipeline")
     mp = pytest.MonkeyPatch()
     mp.setenv("GPUCOST_DATA_DIR", str(data))
     mp.chdir(REPO)
-    mp.setattr(_module("catalog.http"), "fetch", _offline_fetch)
+    mp.setattr(_module("gpucost.catalog.http"), "fetch", _offline_fetch)
     ingested = {}
     with pytest.MonkeyPatch.context() as deferred:
         deferred.setattr(pipeline, "publish", lambda data_dir: None)

@@ -12,8 +12,7 @@ from collections import Counter
 
 import fault_matrix as fm
 import pytest
-
-from catalog import sources
+from gpucost.catalog import sources
 
 
 @pytest.fixture(scope="module")

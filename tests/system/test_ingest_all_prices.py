@@ -13,9 +13,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from flows.pipeline import ingest_files, publish
-from warehouse.gates import Gates
+from gpucost.flows.pipeline import ingest_files, publish
+from gpucost.warehouse.gates import Gates
 
 PRICES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "prices"
 

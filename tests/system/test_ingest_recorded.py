@@ -10,8 +10,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from flows import cli
+from gpucost.flows import cli
 
 PRICES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "prices"
 

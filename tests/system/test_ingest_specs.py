@@ -7,9 +7,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from flows import cli
-from flows.pipeline import ingest_files
+from gpucost.flows import cli
+from gpucost.flows.pipeline import ingest_files
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 SPECS = DATA / "specs"

@@ -10,13 +10,12 @@ from pathlib import Path
 
 import duckdb
 import fault_matrix as fm
+import gpucost.catalog.http
 import pytest
-
-import catalog.http
-from catalog import secrets, sources
-from catalog.records import RobotsDisallowedError
-from flows import cli
-from flows.refresh import refresh_plain
+from gpucost.catalog import secrets, sources
+from gpucost.catalog.records import RobotsDisallowedError
+from gpucost.flows import cli
+from gpucost.flows.refresh import refresh_plain
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "gpk-live-7f3a9c2e51d84b06"
@@ -108,11 +107,12 @@ def test_robots_txt_disallow_is_honoured(monkeypatch):
 
 
 def test_scraped_hosts_are_spaced_apart(monkeypatch):
-    monkeypatch.setattr(catalog.http, "HTML_MIN_INTERVAL_S", 2.0)
+    monkeypatch.setattr(gpucost.catalog.http, "HTML_MIN_INTERVAL_S", 2.0)
     slept: list[float] = []
     for url in ("http://a.example/1", "http://a.example/2", "http://b.example/1",
                 "http://a.example/3"):
-        catalog.http._wait_for_host(url, catalog.http.HTML_MIN_INTERVAL_S, slept.append)
+        gpucost.catalog.http._wait_for_host(url, gpucost.catalog.http.HTML_MIN_INTERVAL_S,
+                                            slept.append)
     # a.example: immediately, then 2 s, then 4 s after the first; b.example: immediately
     assert [round(s) for s in slept] == [2, 4]
 

@@ -12,10 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
-
-from flows.dictionary import mart_names
-from flows.pipeline import ingest_files
-from warehouse.publish import serving_path
+from gpucost.flows.dictionary import mart_names
+from gpucost.flows.pipeline import ingest_files
+from gpucost.warehouse.publish import serving_path
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

@@ -6,13 +6,12 @@ import json
 import duckdb
 import pandas as pd
 import pytest
-
-from flows import pipeline
-from flows.dictionary import mart_names
-from models.docs import Dictionary
-from models.runner import CheckFailedError
-from warehouse.exports import export_dir
-from warehouse.publish import serving_path
+from gpucost.flows import pipeline
+from gpucost.flows.dictionary import mart_names
+from gpucost.models.docs import Dictionary
+from gpucost.models.runner import CheckFailedError
+from gpucost.warehouse.exports import export_dir
+from gpucost.warehouse.publish import serving_path
 
 
 def _marts(data):

@@ -7,11 +7,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
-from catalog.records import ParseResult, Payload, PriceObservation
-from warehouse import gates
-from warehouse.gates import Gates, band_of, jump_rejects, per_gpu_price
-from warehouse.store import RawStore
+from gpucost.catalog.records import ParseResult, Payload, PriceObservation
+from gpucost.warehouse import gates
+from gpucost.warehouse.gates import Gates, band_of, jump_rejects, per_gpu_price
+from gpucost.warehouse.store import RawStore
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 

@@ -29,11 +29,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from flows.dictionary import mart_names
-from flows.pipeline import check_published, ingest_files
-from warehouse.exports import export_dir
-from warehouse.publish import serving_path
+from gpucost.flows.dictionary import mart_names
+from gpucost.flows.pipeline import check_published, ingest_files
+from gpucost.warehouse.exports import export_dir
+from gpucost.warehouse.publish import serving_path
 
 pytestmark = pytest.mark.kill
 
@@ -55,7 +54,7 @@ VOLATILE = {
 
 MOMENTS: list[tuple[str, dict]] = [
     ("raw: first payload saved, nothing loaded",
-     {"call": "warehouse.store:RawStore.save_payload", "n": 1, "when": "after"}),
+     {"call": "gpucost.warehouse.store:RawStore.save_payload", "n": 1, "when": "after"}),
     ("raw: inside the first load transaction",
      {"sql": r"^insert into fetches", "n": 1, "when": "after"}),
     ("raw: during the first observations insert",
@@ -80,7 +79,7 @@ MOMENTS: list[tuple[str, dict]] = [
      {"sql": r"^create or replace table cost_per_flop ", "n": 1, "when": "during",
       "delay_ms": 1}),
     ("build: during the checks",
-     {"call": "models.runner:run_checks", "n": 1, "when": "during", "delay_ms": 3}),
+     {"call": "gpucost.models.runner:run_checks", "n": 1, "when": "during", "delay_ms": 3}),
     ("build: staging the exports", {"sql": r"^copy ", "n": 4, "when": "during"}),
     ("build: before detaching raw", {"sql": r"^detach raw", "n": 1, "when": "before"}),
     ("build: during the build checkpoint",

@@ -2,8 +2,7 @@
 
 import duckdb
 import pytest
-
-from warehouse.publish import (
+from gpucost.warehouse.publish import (
     NoWarehouseError,
     WarehouseBusyError,
     build,

@@ -3,9 +3,8 @@
 from datetime import UTC, datetime
 
 import pytest
-
-from catalog.records import ParseResult, Payload, PriceObservation, RowCountCollapseError
-from warehouse.store import RawStore
+from gpucost.catalog.records import ParseResult, Payload, PriceObservation, RowCountCollapseError
+from gpucost.warehouse.store import RawStore
 
 T0 = datetime(2026, 5, 1, tzinfo=UTC)
 T1 = datetime(2026, 5, 2, tzinfo=UTC)

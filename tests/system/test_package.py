@@ -1,0 +1,40 @@
+"""One import name: the installed package is `gpucost`; the repository's rooms are its
+subpackages (`gpucost.catalog`, ...) and never top-level modules on the import path."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True,
+                          text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+
+
+def test_import_gpucost_works_and_generic_names_do_not_leak(tmp_path: Path) -> None:
+    ok = _python("import gpucost.flows.cli, gpucost.catalog.sources as s; "
+                 "print(len(s.names()))", tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert int(ok.stdout) >= 14
+    for generic in ("catalog", "models", "flows", "warehouse"):
+        leaked = _python(f"import {generic}", tmp_path)
+        assert leaked.returncode != 0 and "ModuleNotFoundError" in leaked.stderr, generic
+
+
+def test_wheel_holds_one_top_level_package_with_its_sql_and_csv(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-qq", "--no-deps",
+                    "--no-build-isolation", str(REPO), "-w", str(tmp_path)],
+                   check=True, capture_output=True, timeout=120)
+    [wheel] = tmp_path.glob("gpucost-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
+    assert tops == {"gpucost"}
+    marts = {Path(n).name for n in names if n.startswith("gpucost/models/marts/")}
+    assert {p.name for p in (REPO / "models" / "marts").glob("*.sql")} <= marts
+    assert "gpucost/catalog/accelerators.csv" in names
+    assert "gpucost/models/glossary.csv" in names
