@@ -14,12 +14,11 @@ Exit codes (every command):
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import logging
 import sys
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import NoReturn
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SOURCE_FAILED = 0, 1, 2, 3
 EXIT_CODES = __doc__[__doc__.index("Exit codes"):].rstrip()
@@ -181,54 +180,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return EXIT_SOURCE_FAILED if failed else EXIT_OK
 
 
-def _jsonable(v: object) -> object:
-    if isinstance(v, (datetime, date)):
-        return v.isoformat()
-    return v
+class _Parser(argparse.ArgumentParser):
+    """Every bad option or value is one line on stderr and exit 2 (not a usage dump)."""
 
-
-def cmd_sql(args: argparse.Namespace) -> int:
-    import duckdb
-    from gpucost.warehouse import data_dir
-    from gpucost.warehouse.publish import NoWarehouseError, connect_readonly
-
-    try:
-        con = connect_readonly(data_dir())
-    except NoWarehouseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    try:
-        cur = con.execute(args.query)
-        cols = [d[0] for d in cur.description or []]
-        rows = cur.fetchall()
-    except duckdb.Error as exc:
-        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    finally:
-        con.close()
-    if args.format == "json":
-        json.dump([{c: _jsonable(v) for c, v in zip(cols, r, strict=True)} for r in rows],
-                  sys.stdout, indent=1, default=str)
-        print()
-    elif args.format == "csv":
-        w = csv.writer(sys.stdout)
-        w.writerow(cols)
-        w.writerows(rows)
-    else:
-        cells = [[("" if v is None else f"{v:.6g}" if isinstance(v, float) else str(v))
-                  for v in r] for r in rows]
-        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
-        print("  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)))
-        print("  ".join("-" * w for w in widths))
-        for r in cells:
-            print("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)))
-        print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
-    return EXIT_OK
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {' '.join(message.split())}"
+                              f" (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="gpucost", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _Parser(prog="gpucost", description=__doc__,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("refresh", help="fetch every source, load, rebuild and publish")
@@ -252,14 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also print INFO log lines and the row count of every published table")
     i.set_defaults(func=cmd_ingest)
 
-    s = sub.add_parser("sql", help="read-only query of the published warehouse")
-    s.add_argument("query")
-    s.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    s.set_defaults(func=cmd_sql)
-
-    from gpucost.flows import dictionary, report, serve, source_status
+    from gpucost.flows import dictionary, report, serve, source_status, sqlcli
     from gpucost.flows.estimate import add_estimate_parser
 
+    sqlcli.add_parsers(sub)
     source_status.add_parser(sub)
     report.add_parser(sub)
     serve.add_parser(sub)

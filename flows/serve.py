@@ -79,12 +79,27 @@ def describe(deps: list[Any]) -> str:
     return "\n".join(lines)
 
 
+def _one_line(exc: Exception) -> str:
+    """Pydantic's multi-line validation text as one line ("Invalid cron string ...")."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    detail = next((ln for ln in lines if ln.startswith("Value error")), lines[-1] if lines else "")
+    return detail.removeprefix("Value error, ").split(" [type=")[0]
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
     plan = schedules(args.prices_cron, args.specs_cron, args.timezone)
     try:
+        ZoneInfo(plan[0].timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        print(f"error: unknown time zone {plan[0].timezone!r} (an IANA name such as UTC or "
+              "Europe/Berlin)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
         deps = deployments(plan)
-    except ValueError as exc:  # an invalid cron or time zone
-        print(f"error: {exc}", file=sys.stderr)
+    except ValueError as exc:  # an invalid cron
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     print(describe(deps))
     if args.dry_run:

@@ -9,7 +9,8 @@
   both call. A macro may use marts and other macros only (never a TEMP staging/intermediate
   relation, which the published file does not have).
 - The file name is the relation name. A model depends on every other model whose name appears
-  as an identifier in its SQL (comments and string literals stripped). Ties in the topological
+  as an identifier in its SQL (comments and string literals stripped); so a CTE or alias named
+  like a model is refused (NameClashError) rather than read as a false dependency. Ties in the topological
   order are broken by name, so runs are deterministic.
 - `checks/*.sql` return offending rows; any row fails the build (CheckFailedError).
 
@@ -33,11 +34,24 @@ _COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
 _STRING = re.compile(r"'(?:[^']|'')*'")
 # an identifier not preceded by "." (so `curated.accelerators` is not the model `accelerators`)
 _IDENT = re.compile(r"(?<![.\w])[a-z_][a-z0-9_]*")
+# names a model's SQL defines itself: CTEs (`with x as (`, `, x(a, b) as (`) and relation
+# aliases (`from t as x`, `join t x`); one named like a model would read as a dependency on
+# that model. (Column aliases may carry public column names, e.g. peak_cluster_power_mw.)
+_CTE = re.compile(r"(?:\bwith\s+(?:recursive\s+)?|,\s*)([a-z_][a-z0-9_]*)\s*(?:\([^()]*\))?"
+                  r"\s+as\s+(?:not\s+)?(?:materialized\s+)?\(")
+_ALIAS = re.compile(r"\b(?:from|join)\s+[a-z_][a-z0-9_.]*(?:\s*\([^()]*\))?\s+(?:as\s+)?"
+                    r"(?!(?:on|using|where|join|left|right|inner|full|cross|natural|group|order|"
+                    r"limit|union|window|qualify|having|lateral|positional|asof|anti|semi)\b)"
+                    r"([a-z_][a-z0-9_]*)")
 _MACRO_HEAD = re.compile(r"^\s*create\s+(?:or\s+replace\s+)?macro\s+([a-z_][a-z0-9_]*)\s*\(")
 
 
 class ModelError(Exception):
     """A model failed to build; names the model."""
+
+
+class NameClashError(ModelError):
+    """A CTE or alias inside a model is named like another model (a false dependency)."""
 
 
 class CycleError(ModelError):
@@ -74,6 +88,12 @@ def _identifiers(sql: str) -> set[str]:
     return set(_IDENT.findall(text))
 
 
+def local_names(sql: str) -> set[str]:
+    """The CTE and alias names a model's SQL defines (comments and strings stripped)."""
+    text = _STRING.sub("''", _COMMENT.sub(" ", sql.lower()))
+    return set(_CTE.findall(text)) | set(_ALIAS.findall(text))
+
+
 def discover(models_dir: Path = MODELS_DIR) -> dict[str, Model]:
     """Read every model file and find its dependencies from its SQL."""
     found: dict[str, tuple[str, Path, str]] = {}
@@ -85,6 +105,11 @@ def discover(models_dir: Path = MODELS_DIR) -> dict[str, Model]:
             found[name] = (layer, path, path.read_text(encoding="utf-8"))
     models = {}
     for name, (layer, path, sql) in found.items():
+        clash = sorted((local_names(sql) & found.keys()) - {name})
+        if clash:
+            raise NameClashError(
+                f"{path}: the CTE or alias {', '.join(clash)} is named like a model; dependencies"
+                " are found by name, so rename it (e.g. with a `_cte` suffix)")
         deps = frozenset((_identifiers(sql) & found.keys()) - {name})
         models[name] = Model(name, layer, path, sql, deps)
     for model in models.values():

@@ -16,9 +16,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
-from gpucost.warehouse.store import RawStore
 
 SERVING_NAME = "gpucost.duckdb"
+# The published file is written in DuckDB 1.5's storage format, so that the `duckdb` CLI 1.5
+# (PyPI `duckdb-cli`) and the BI drivers still on 1.5 (Evidence, Metabase, Grafana) open it;
+# DuckDB 2.0's default format (storage version 69) is unreadable before 2.0
+# (../shared/docs/pipeline-anchors.md, "Storage format break in 2.0"). The raw layer is ours
+# alone and keeps the default.
+SERVING_STORAGE_VERSION = "v1.5.0"
 NEXT_NAME = "gpucost_next.duckdb"  # underscores: the file stem is the catalog name
 
 
@@ -64,6 +69,8 @@ def build(data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     On normal exit the build is checkpointed, closed and swapped in; on an exception the
     build file is removed and the published warehouse is left as it was.
     """
+    from gpucost.warehouse.store import RawStore  # pandas: not for read-only `gpucost sql`
+
     data_dir = Path(data_dir)
     store = RawStore(data_dir)
     if not store.db_path.exists():
@@ -71,7 +78,8 @@ def build(data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             pass  # create an empty raw layer with its schema
     nxt = data_dir / NEXT_NAME
     _remove_db(nxt)  # a build left by a crash is never published
-    con = duckdb.connect(str(nxt))
+    con = duckdb.connect(str(nxt),
+                         config={"storage_compatibility_version": SERVING_STORAGE_VERSION})
     con.execute("set enable_progress_bar = false")
     swapped = False
     try:

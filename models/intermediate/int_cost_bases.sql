@@ -12,7 +12,7 @@ accelerator_specs as (
 
 ),
 
-price_bases as (
+observed_bases as (
 
     select * from int_price_bases
 
@@ -21,15 +21,15 @@ price_bases as (
 hourly_bases as (
 
     select
-        price_bases.accelerator_id,
-        price_bases.price_basis,
-        price_bases.provider,
-        price_bases.price_per_gpu_hour,
-        price_bases.currency,
-        price_bases.observed_at
-    from price_bases
+        observed_bases.accelerator_id,
+        observed_bases.price_basis,
+        observed_bases.provider,
+        observed_bases.price_per_gpu_hour,
+        observed_bases.currency,
+        observed_bases.observed_at
+    from observed_bases
     inner join accelerator_specs
-        on accelerator_specs.accelerator_id = price_bases.accelerator_id
+        on accelerator_specs.accelerator_id = observed_bases.accelerator_id
 
 ),
 
