@@ -10,8 +10,8 @@
   relation, which the published file does not have).
 - The file name is the relation name. A model depends on every other model whose name appears
   as an identifier in its SQL (comments and string literals stripped); so a CTE or alias named
-  like a model is refused (NameClashError) rather than read as a false dependency. Ties in the topological
-  order are broken by name, so runs are deterministic.
+  like a model is refused (NameClashError) rather than read as a false dependency. Ties in
+  the topological order are broken by name, so runs are deterministic.
 - `checks/*.sql` return offending rows; any row fails the build (CheckFailedError).
 
 This module imports nothing of ours but duckdb.
