@@ -606,3 +606,33 @@ def test_duplicate_model_name_raises(tmp_path):
     )
     with pytest.raises(runner.ModelError, match="defined twice"):
         runner.discover(models_dir)
+
+
+@pytest.mark.parametrize("sql", [
+    "with prices as (select 1 as x) select x from prices",                 # a CTE
+    "with a as (select 1 as x), prices(x) as (select 2) select * from a",  # a later CTE
+    "select p.x from stg_a as prices join stg_a p using (x)",              # a relation alias
+    "select p.x from stg_a prices",                                         # alias without as
+])
+def test_a_cte_or_alias_named_like_a_model_is_refused(tmp_path, sql):
+    """Dependencies are found by name: a local name equal to a model's would be a false edge
+    (int_cost_bases once named a CTE `price_bases`, like the mart)."""
+    models_dir = write_models(tmp_path / "models", {
+        "staging/stg_a.sql": "select 1 as x",
+        "marts/prices.sql": "select x from stg_a",
+        "marts/report.sql": sql,
+    })
+    with pytest.raises(runner.NameClashError, match=r"report\.sql.*prices"):
+        runner.discover(models_dir)
+
+
+def test_column_aliases_and_other_local_names_are_fine(tmp_path):
+    models_dir = write_models(tmp_path / "models", {
+        "staging/stg_a.sql": "select 1 as x",
+        "marts/prices.sql": "select x from stg_a",
+        "marts/report.sql": "with base as (select x from stg_a as s) "
+                            "select x as prices_seen from base b",
+    })
+    models = runner.discover(models_dir)
+    assert models["report"].depends_on == {"stg_a"}
+    assert runner.local_names(models["report"].sql) == {"base", "b", "s"}
