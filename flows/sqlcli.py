@@ -126,11 +126,16 @@ def closed_pipe_is_fine() -> Iterator[None]:
         os.close(devnull)
 
 
-def _connect():  # type: ignore[no-untyped-def]
+def _connect() -> Any | None:
+    """A read-only connection to the published warehouse, or None (the reason printed)."""
     from gpucost.warehouse import data_dir
-    from gpucost.warehouse.publish import connect_readonly
+    from gpucost.warehouse.publish import NoWarehouseError, connect_readonly
 
-    return connect_readonly(data_dir())
+    try:
+        return connect_readonly(data_dir())
+    except NoWarehouseError as exc:
+        _err(str(exc))
+        return None
 
 
 def run_query(con: Any, query: str, timeout_s: float,
@@ -154,7 +159,6 @@ def run_query(con: Any, query: str, timeout_s: float,
 
 def cmd_sql(args: argparse.Namespace) -> int:
     import duckdb
-    from gpucost.warehouse.publish import NoWarehouseError
 
     try:
         query = read_query(args)
@@ -163,10 +167,8 @@ def cmd_sql(args: argparse.Namespace) -> int:
     except UsageError as exc:
         _err(str(exc))
         return EXIT_USAGE
-    try:
-        con = _connect()
-    except NoWarehouseError as exc:
-        _err(str(exc))
+    con = _connect()
+    if con is None:
         return EXIT_FAILED
     limit = args.max_rows if args.format == "table" else 0
     try:
@@ -188,6 +190,12 @@ def cmd_sql(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _published_tables(con: Any) -> list[str]:
+    return [r[0] for r in con.execute(
+        "select table_name from duckdb_tables() where database_name = current_database() "
+        "and schema_name = 'main' order by 1").fetchall()]
+
+
 def _grain(summary: str) -> str:
     """The first sentence of a mart's header ("one row per ...")."""
     first = " ".join(summary.split()).split(": ", 1)[0]
@@ -196,17 +204,12 @@ def _grain(summary: str) -> str:
 
 def cmd_tables(args: argparse.Namespace) -> int:
     from gpucost.models.docs import Dictionary
-    from gpucost.warehouse.publish import NoWarehouseError
 
-    try:
-        con = _connect()
-    except NoWarehouseError as exc:
-        _err(str(exc))
+    con = _connect()
+    if con is None:
         return EXIT_FAILED
     try:
-        names = [r[0] for r in con.execute(
-            "select table_name from duckdb_tables() where database_name = current_database() "
-            "and schema_name = 'main' order by 1").fetchall()]
+        names = _published_tables(con)
         counts = {n: con.execute(f'select count(*) from "{n}"').fetchone()[0] for n in names}
     finally:
         con.close()
@@ -220,17 +223,12 @@ def cmd_tables(args: argparse.Namespace) -> int:
 
 def cmd_describe(args: argparse.Namespace) -> int:
     from gpucost.models.docs import Dictionary
-    from gpucost.warehouse.publish import NoWarehouseError
 
-    try:
-        con = _connect()
-    except NoWarehouseError as exc:
-        _err(str(exc))
+    con = _connect()
+    if con is None:
         return EXIT_FAILED
     try:
-        names = [r[0] for r in con.execute(
-            "select table_name from duckdb_tables() where database_name = current_database() "
-            "and schema_name = 'main' order by 1").fetchall()]
+        names = _published_tables(con)
         if args.table not in names:
             _err(f"no table {args.table!r}; `gpucost tables` lists them")
             return EXIT_USAGE

@@ -19,16 +19,7 @@ from gpucost.catalog.http import USER_AGENT
 from gpucost.catalog.records import FetchError, HttpStatusError, UnreachableError
 from gpucost.catalog.sources import aws, crosscheck, gpuhunt, oci, runpod, vast
 
-
-def _fetch(module):  # type: ignore[no-untyped-def]
-    """(payloads, {part: error}) of a live fetch through the source's contract."""
-    from gpucost.catalog.records import PartsFailedError
-
-    try:
-        fetched = module.SOURCE.fetch()
-    except PartsFailedError as exc:  # nothing came: every part's own error
-        return [], exc.errors
-    return fetched.payloads, fetched.errors
+_fetch = loopback.fetch_each
 
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 Reply = tuple[int, dict[str, str], bytes]
 Action = str  # "timeout" | "connection_reset" | "truncated_body"
@@ -118,3 +118,15 @@ def local_server() -> Iterator[LocalServer]:
     with serve(state._answer) as base:
         state.base = base
         yield state
+
+
+def fetch_each(module: Any) -> tuple[list[Any], dict[str, Any]]:
+    """(payloads, {part: error}) of a source module's live fetch through its contract, also
+    when nothing came (PartsFailedError then holds every part's own error)."""
+    from gpucost.catalog.records import PartsFailedError
+
+    try:
+        fetched = module.SOURCE.fetch()
+    except PartsFailedError as exc:
+        return [], exc.errors
+    return fetched.payloads, fetched.errors
