@@ -85,7 +85,8 @@ def service_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("skypilot", FIXTURES / "service" / "lambda_vms_2026-03-08.csv",
          datetime(2026, 3, 8, tzinfo=UTC)),
         ("skypilot", sky / "gcp_vms_tiny.csv", datetime(2026, 3, 8, tzinfo=UTC)),
-        ("lambda", FIXTURES / "lambda" / "lambda_2026_tabs_min.html", None),
+        ("lambda", FIXTURES / "lambda" / "lambda_2026_tabs_min.html",
+         datetime(2026, 3, 8, tzinfo=UTC)),  # a page without a capture date: say when
         ("azure", FIXTURES / "azure" / "truncated_page.json", datetime(2026, 3, 9, tzinfo=UTC)),
     ]
     for source, path, when in feeds:
