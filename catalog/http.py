@@ -91,7 +91,7 @@ def check_robots(url: str, session: requests.Session) -> None:
 def source_url(name: str, default: str) -> str:
     """The endpoint of source `name`: GPUCOST_SOURCE_URL_<NAME> if set, else `default`."""
     override = os.environ.get(f"GPUCOST_SOURCE_URL_{name.upper()}", "").strip()
-    return override or default
+    return secrets.remember_url_credentials(override or default)
 
 
 def _describe(exc: BaseException) -> tuple[str, bool]:

@@ -153,6 +153,12 @@ class ParseError(SourceError):
     """The payload is not in the shape this parser knows (layout change, truncated body...)."""
 
 
+class UnexpectedPayloadError(ParseError):
+    """A payload made the parser or the loader fail in a way no named check foresaw
+    (RecursionError on deeply nested JSON, OverflowError on a 400-digit number, a corrupt
+    zip...). It is that source's failure alone; the message names the original error."""
+
+
 class EmptyPayloadError(SourceError):
     """The payload parsed to no rows: refused, the last good data stays in force."""
 

@@ -29,6 +29,26 @@ def api_key(source: str) -> str | None:
     return value
 
 
+def remember_url_credentials(url: str) -> str:
+    """Register the credentials inside `url` (`http://user:password@host/...`, e.g. in a
+    GPUCOST_SOURCE_URL_<NAME> override) as secrets, so that every redacted text shows
+    `http://***@host/...`; returns `url` unchanged (the request still needs them)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
+        password = parts.password or ""
+    except ValueError:
+        return url
+    with _lock:
+        if userinfo:
+            _known.add(userinfo)
+        if len(password) >= MIN_SECRET_LEN:
+            _known.add(password)
+    return url
+
+
 def redact(text: str) -> str:
     """`text` with every known secret replaced by ***."""
     if not text:

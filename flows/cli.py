@@ -156,6 +156,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from gpucost.flows.progress import setup_console
 
     files = [Path(f) for f in args.files]
+    folders = [str(f) for f in files if f.is_dir()]
+    if folders:
+        print(f"error: {', '.join(folders)}: a directory; give the files in it (e.g. "
+              f"{folders[0].rstrip('/')}/*.json)", file=sys.stderr)
+        return EXIT_USAGE
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)

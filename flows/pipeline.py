@@ -22,6 +22,7 @@ from gpucost.catalog.records import (
     PartsFailedError,
     Payload,
     SourceError,
+    UnexpectedPayloadError,
 )
 from gpucost.catalog.sources.base import Fetched
 from gpucost.models import runner
@@ -72,6 +73,18 @@ def fetch_source(name: str) -> Fetched:
     return sources.get(name).fetch()
 
 
+def source_error(exc: Exception) -> SourceError:
+    """`exc` as a named error of the source whose payload caused it: a SourceError as it is,
+    anything else (a parser or loader bug meeting hostile bytes) as UnexpectedPayloadError."""
+    if isinstance(exc, SourceError):
+        return exc
+    text = " ".join(str(exc).split())
+    if len(text) > 200:
+        text = text[:200].rsplit(" ", 1)[0] + " ..."
+    return UnexpectedPayloadError(f"{type(exc).__name__}: {text}" if text
+                                  else type(exc).__name__)
+
+
 def _merge(results: list[ParseResult], stream: str) -> ParseResult:
     merged = ParseResult(stream=stream)
     for r in results:
@@ -117,16 +130,17 @@ def load_pages(
         merged = _merge(results, stream)
         if not merged.prices and not merged.specs:
             raise EmptyPayloadError(f"{source}: {len(payloads)} page(s) parsed to no rows")
-    except SourceError as exc:
+        return store.load(
+            con, run_id=run_id, source=source, mode="live", payload=summary, saved=combined,
+            result=merged, started_at=started_at, finished_at=now(), observed_at=when,
+        )
+    except Exception as exc:  # whatever the pages do, it is this source's failure alone
         return store.record_failure(
             con, run_id=run_id, source=source, mode="live", started_at=started_at,
-            finished_at=now(), error=exc, url=first.url, payload_name=summary.name,
-            saved=combined, stream=stream, observed_at=when, http_status=first.http_status,
+            finished_at=now(), error=source_error(exc), url=first.url,
+            payload_name=summary.name, saved=combined, stream=stream, observed_at=when,
+            http_status=first.http_status,
         )
-    return store.load(
-        con, run_id=run_id, source=source, mode="live", payload=summary, saved=combined,
-        result=merged, started_at=started_at, finished_at=now(), observed_at=when,
-    )
 
 
 def load_payloads(
@@ -148,19 +162,19 @@ def load_payloads(
         saved = store.save_payload(source, payload, observed_at or when)
         try:
             result = parse(payload)
-        except SourceError as exc:
+            obs = observed_at or result.observed_at or (
+                date_from_name(payload.name) if mode == "replay" else None) or when
+            outcomes.append(store.load(
+                con, run_id=run_id, source=source, mode=mode, payload=payload, saved=saved,
+                result=result, started_at=started_at, finished_at=now(), observed_at=obs,
+            ))
+        except Exception as exc:  # whatever one payload does, it fails alone
             outcomes.append(store.record_failure(
                 con, run_id=run_id, source=source, mode=mode, started_at=started_at,
-                finished_at=now(), error=exc, url=payload.url, payload_name=payload.name,
-                saved=saved, observed_at=observed_at, http_status=payload.http_status,
+                finished_at=now(), error=source_error(exc), url=payload.url,
+                payload_name=payload.name, saved=saved, observed_at=observed_at,
+                http_status=payload.http_status,
             ))
-            continue
-        obs = observed_at or result.observed_at or (
-            date_from_name(payload.name) if mode == "replay" else None) or when
-        outcomes.append(store.load(
-            con, run_id=run_id, source=source, mode=mode, payload=payload, saved=saved,
-            result=result, started_at=started_at, finished_at=now(), observed_at=obs,
-        ))
     return outcomes
 
 

@@ -29,9 +29,12 @@ SHORT_ERROR_CHARS = 130
 def shorten(text: str, width: int = SHORT_ERROR_CHARS) -> str:
     """`text` on one line, at most about `width` characters, cut at a word boundary ("...").
 
-    A first word longer than `width` (a long URL) is kept whole rather than cut.
+    A first word longer than `width` (a long URL) is kept whole rather than cut. Known secrets
+    (API keys, credentials inside URLs) are masked.
     """
-    words = str(text).split()
+    from gpucost.catalog.secrets import redact
+
+    words = redact(str(text)).split()
     line = " ".join(words)
     if len(line) <= width:
         return line

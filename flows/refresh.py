@@ -333,6 +333,7 @@ def _failed(exc: BaseException, name: str = SOURCE_FAILED) -> Any:
     from gpucost.flows.progress import shorten
     from prefect.states import Failed
 
+    # shorten() masks known secrets (credentials in an overridden URL, API keys)
     return Failed(name=name, message=shorten(f"{type(exc).__name__}: {exc}", 300), data=exc)
 
 

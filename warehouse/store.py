@@ -340,6 +340,8 @@ class RawStore:
         if not prices:
             return prices, []
         kept, band_refused = self.gates.band_rejects(prices)
+        if not kept:  # every row out of band: nothing to compare with its previous price
+            return kept, band_refused
         priors = self._prior_prices(con, source, kept, observed_at)
         kept, jump_refused = jump_rejects(source, kept, observed_at, priors)
         return kept, band_refused + jump_refused
