@@ -198,7 +198,11 @@ def _published_tables(con: Any) -> list[str]:
 
 def _grain(summary: str) -> str:
     """The first sentence of a mart's header ("one row per ...")."""
-    first = " ".join(summary.split()).split(": ", 1)[0]
+    first = re.split(r": |\. |; ", " ".join(summary.split()), maxsplit=1)[0]
+    if first.count("(") > first.count(")"):  # cut inside a parenthesis: drop it
+        first = first.rsplit(" (", 1)[0]
+    if len(first) > 100:
+        first = first[:100].rsplit(" ", 1)[0] + " ..."
     return first[:1].upper() + first[1:] if first else ""
 
 
