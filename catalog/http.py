@@ -11,19 +11,23 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
 import requests
 from gpucost.catalog import secrets
 from gpucost.catalog.records import (
+    BodyDecodeError,
+    DeadlineExceededError,
     HttpStatusError,
+    OffHostLinkError,
     Payload,
     ResponseTooLargeError,
     RobotsDisallowedError,
     TruncatedResponseError,
     UnreachableError,
 )
+from urllib3 import exceptions as urllib3_exc
 from urllib3.exceptions import NameResolutionError
 
 secrets.install_log_redaction()
@@ -36,6 +40,11 @@ MAX_RETRY_AFTER_S = 30.0
 # scraped HTML pages: at most one request per host per this many seconds (politeness)
 HTML_MIN_INTERVAL_S = 2.0
 ROBOTS_TIMEOUT = (5.0, 10.0)
+ROBOTS_MAX_BYTES = 512 * 1024  # a larger robots.txt counts as absent (Google reads 500 KiB)
+# the whole fetch of one source (every part, robots.txt, retries, waits and body reads)
+# must be over within this many seconds (GPUCOST_FETCH_DEADLINE_S overrides it)
+FETCH_DEADLINE_S = 600.0
+MAX_REDIRECTS = 5
 # first retry delay (doubled per attempt) when a source's policy does not set one
 DEFAULT_BACKOFF_S = 1.0
 # multiplies every per-host spacing (scraped pages, paced APIs); tests set it to 0
@@ -59,33 +68,117 @@ def _wait_for_host(url: str, min_interval_s: float, sleep: Callable[[float], Non
         sleep(slot - now)
 
 
-def _robots(url: str, session: requests.Session) -> RobotFileParser | None:
-    """The host's robots.txt (cached per process); None when it has none or it can't be read."""
+def _robots(url: str, session: requests.Session,
+            deadline: float | None = None) -> RobotFileParser | None:
+    """The host's robots.txt (cached per process); None when it has none or it can't be read.
+
+    Read like any body: streamed, under ROBOTS_MAX_BYTES (decoded, so a gzip bomb stops at the
+    cap) and under the fetch's deadline; a robots.txt over the cap counts as absent."""
     parts = urlsplit(url)
     base = f"{parts.scheme}://{parts.netloc}"
     if base in _robots_cache:
         return _robots_cache[base]
     parser: RobotFileParser | None = None
+    robots_url = f"{base}/robots.txt"
     try:
-        resp = session.get(f"{base}/robots.txt", headers={"User-Agent": USER_AGENT},
-                           timeout=ROBOTS_TIMEOUT)
-        if resp.status_code == 200 and len(resp.content) < 512 * 1024:
-            parser = RobotFileParser()
-            parser.parse(resp.content.decode("utf-8", "replace").splitlines())
-        elif resp.status_code in (401, 403):
-            parser = RobotFileParser()
-            parser.parse(["User-agent: *", "Disallow: /"])  # the convention for 401/403
-    except requests.RequestException:
-        parser = None  # unreachable: the page request itself will report it
+        resp = session.get(robots_url, headers={"User-Agent": USER_AGENT},
+                           timeout=_clip(ROBOTS_TIMEOUT, deadline, robots_url),
+                           stream=True, allow_redirects=False)
+        try:
+            if resp.status_code == 200:
+                body = _read_body(resp, robots_url, ROBOTS_MAX_BYTES, deadline)
+                parser = RobotFileParser()
+                parser.parse(body.decode("utf-8", "replace").splitlines())
+            elif resp.status_code in (401, 403):
+                parser = RobotFileParser()
+                parser.parse(["User-agent: *", "Disallow: /"])  # the convention for 401/403
+        finally:
+            resp.close()
+    except (requests.RequestException, ResponseTooLargeError, TruncatedResponseError,
+            BodyDecodeError):
+        parser = None  # unreachable or unreadable: the page request itself will report it
     _robots_cache[base] = parser
     return parser
 
 
-def check_robots(url: str, session: requests.Session) -> None:
+def check_robots(url: str, session: requests.Session, deadline: float | None = None) -> None:
     """Raise RobotsDisallowedError when the host's robots.txt forbids our User-Agent."""
-    parser = _robots(url, session)
+    parser = _robots(url, session, deadline)
     if parser is not None and not parser.can_fetch(USER_AGENT, url):
         raise RobotsDisallowedError(f"robots.txt of {urlsplit(url).netloc} disallows {url}")
+
+
+def deadline_after(seconds: float | None = None) -> float:
+    """The monotonic time by which a source's whole fetch must be over: `seconds`, else
+    GPUCOST_FETCH_DEADLINE_S, else FETCH_DEADLINE_S from now."""
+    if seconds is None:
+        try:
+            seconds = float(os.environ.get("GPUCOST_FETCH_DEADLINE_S", "") or FETCH_DEADLINE_S)
+        except ValueError:
+            seconds = FETCH_DEADLINE_S
+    return time.monotonic() + max(seconds, 0.0)
+
+
+def _left(deadline: float | None, url: str) -> float:
+    """Seconds left before `deadline` (inf without one); DeadlineExceededError once past."""
+    if deadline is None:
+        return float("inf")
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise DeadlineExceededError(
+            f"fetch deadline passed before {url.split('?')[0]} was read in full "
+            f"(GPUCOST_FETCH_DEADLINE_S, default {FETCH_DEADLINE_S:.0f} s)")
+    return left
+
+
+def _clip(timeout: tuple[float, float], deadline: float | None,
+          url: str) -> tuple[float, float]:
+    left = _left(deadline, url)
+    return min(timeout[0], left), min(timeout[1], left)
+
+
+def _read_body(resp: requests.Response, url: str, max_bytes: int,
+               deadline: float | None) -> bytes:
+    """The decoded body, read one network read at a time (read1): refused once it exceeds
+    `max_bytes` (counted after decoding, so a gzip bomb never expands past the cap) or once
+    the deadline passes (a server sending one byte at a time cannot hold the fetch)."""
+    declared = resp.headers.get("Content-Length")
+    if declared and declared.isdigit() and int(declared) > max_bytes:
+        raise ResponseTooLargeError(url, max_bytes)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        _left(deadline, url)
+        try:
+            chunk = resp.raw.read1(65536, decode_content=True)
+        except urllib3_exc.DecodeError as exc:
+            raise BodyDecodeError(
+                f"body of {url.split('?')[0]} could not be decoded "
+                f"({resp.headers.get('Content-Encoding', '')}): {str(exc)[:120]}") from exc
+        except (urllib3_exc.ProtocolError, urllib3_exc.ReadTimeoutError, OSError) as exc:
+            raise _BodyCut(size, exc) from exc
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > max_bytes:
+            raise ResponseTooLargeError(url, max_bytes)
+        chunks.append(chunk)
+
+
+class _BodyCut(Exception):
+    """The connection dropped (or stalled past the read timeout) in the middle of a body."""
+
+    def __init__(self, size: int, cause: BaseException) -> None:
+        super().__init__(size, cause)
+        self.size = size
+        self.cause = cause
+
+
+def same_host(url: str, other: str, allowed: frozenset[str] = frozenset()) -> bool:
+    """Whether `other` is on the host of `url` (a leading www. aside) or on the allow-list."""
+    def host(u: str) -> str:
+        return (urlsplit(u).hostname or "").lower().removeprefix("www.")
+    return host(other) == host(url) or host(other) in allowed
 
 
 def source_url(name: str, default: str) -> str:
@@ -134,13 +227,18 @@ def fetch(
     sleep: Callable[[float], None] = time.sleep,
     html: bool = False,
     min_interval_s: float | None = None,
+    deadline: float | None = None,
+    allow_hosts: frozenset[str] = frozenset(),
 ) -> Payload:
     """Fetch one URL into a Payload, or raise a named FetchError.
 
     Retries (with exponential backoff, honouring Retry-After) only on 429 and 5xx statuses
     and on transient connection errors (timeouts, resets, refusals); a failed DNS lookup and
     any other 4xx fail at once. The body is streamed and refused
-    once it exceeds `max_bytes`, so a 1 GB response never reaches memory.
+    once it exceeds `max_bytes` (after decoding), so a 1 GB response never reaches memory.
+    Redirects are followed only on the same host (or a host in `allow_hosts`), at most
+    MAX_REDIRECTS; `deadline` (a time.monotonic() value, see deadline_after) bounds the
+    whole call, robots.txt, retries and waits included.
 
     `html=True` marks a scraped page: the host's robots.txt is honoured and requests to one
     host are spaced HTML_MIN_INTERVAL_S apart (or `min_interval_s`, which also paces
@@ -154,53 +252,65 @@ def fetch(
     max_bytes = max_bytes or DEFAULT_MAX_BYTES
     sess = session or requests.Session()
     if html:
-        check_robots(url, sess)
+        check_robots(url, sess, deadline)
     hdrs = {"User-Agent": USER_AGENT, **(headers or {})}
+    asked = url
+    redirects = 0
     attempt = 0
+
+    def wait(seconds: float) -> None:
+        sleep(min(seconds, _left(deadline, url)))
+
     while True:
         attempt += 1
         delay = backoff_s * (2 ** (attempt - 1))
-        _wait_for_host(url, spacing, sleep)
+        _wait_for_host(url, spacing, wait)
         try:
             resp = sess.request(
                 method, url, params=params, json=json_body, headers=hdrs,
-                timeout=timeout, stream=True,
+                timeout=_clip(timeout, deadline, url), stream=True, allow_redirects=False,
             )
         except (requests.ConnectionError, requests.Timeout) as exc:
             why, transient = _describe(exc)
             if attempt > retries or not transient:
                 host = urlsplit(url).netloc
                 raise UnreachableError(f"{host} unreachable: {why}") from exc
-            sleep(delay)
+            wait(delay)
             continue
         try:
+            if resp.is_redirect:
+                target = urljoin(resp.url or url, resp.headers.get("Location", ""))
+                if not same_host(asked, target, allow_hosts):
+                    raise OffHostLinkError(
+                        f"{url.split('?')[0]} redirects to another host "
+                        f"({urlsplit(target).netloc}); not followed")
+                redirects += 1
+                if redirects > MAX_REDIRECTS:
+                    raise OffHostLinkError(f"{asked.split('?')[0]}: more than "
+                                           f"{MAX_REDIRECTS} redirects; not followed")
+                if resp.status_code == 303 or (resp.status_code in (301, 302)
+                                               and method == "POST"):
+                    method, json_body = "GET", None
+                url, params, attempt = target, None, 0
+                continue
             if resp.status_code in RETRY_STATUSES and attempt <= retries:
-                sleep(_retry_after(resp, delay))
+                wait(_retry_after(resp, delay))
                 continue
             if resp.status_code >= 400:
                 raise HttpStatusError(url, resp.status_code)
-            declared = resp.headers.get("Content-Length")
-            if declared and declared.isdigit() and int(declared) > max_bytes:
-                raise ResponseTooLargeError(url, max_bytes)
-            chunks: list[bytes] = []
-            size = 0
             try:
-                for chunk in resp.iter_content(chunk_size=65536):
-                    size += len(chunk)
-                    if size > max_bytes:
-                        raise ResponseTooLargeError(url, max_bytes)
-                    chunks.append(chunk)
-            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
+                content = _read_body(resp, url, max_bytes, deadline)
+            except _BodyCut as cut:
                 if attempt > retries:
                     raise TruncatedResponseError(
-                        f"body of {url.split('?')[0]} cut off after {size} bytes "
-                        f"({type(exc).__name__})"
-                    ) from exc
-                sleep(delay)
+                        f"body of {url.split('?')[0]} cut off after {cut.size} bytes "
+                        f"({type(cut.cause).__name__})"
+                    ) from cut.cause
+                wait(delay)
                 continue
             return Payload(
                 name=name,
-                content=b"".join(chunks),
+                content=content,
                 url=resp.url or url,
                 content_type=resp.headers.get("Content-Type", ""),
                 http_status=resp.status_code,

@@ -149,6 +149,41 @@ class UnreachableError(FetchError):
     """Connection refused, DNS failure, timeout, reset: the host could not be reached."""
 
 
+class DeadlineExceededError(FetchError):
+    """The source's whole fetch (robots.txt, every request, retry and body read) took longer
+    than its overall deadline (catalog.http.FETCH_DEADLINE_S, GPUCOST_FETCH_DEADLINE_S): a
+    server that answers slowly, one byte at a time, cannot hold the refresh."""
+
+
+class OffHostLinkError(FetchError):
+    """A redirect or a paging link pointed at another host than the one asked (and not on
+    the source's allow-list): not followed."""
+
+
+class PagingLoopError(FetchError):
+    """A paging walk did not end: a link seen twice, a page repeating items already read, or
+    more pages than the cap. The walk is refused as a whole."""
+
+
+class BodyDecodeError(FetchError):
+    """The body's Content-Encoding (gzip, deflate...) could not be decoded."""
+
+
+class PayloadTooLargeError(SourceError):
+    """A payload (a file given to `ingest`, a member of a zip) is larger than its cap."""
+
+
+class ObservationDateError(SourceError):
+    """The observation date of a payload lies in the future or before any plausible date:
+    refused, so that it can never hold a stream in force against later fetches."""
+
+
+class AllRowsRefusedError(SourceError):
+    """Every row of the payload was refused by the plausibility gates (price band, jump):
+    nothing was loaded; the refused rows are in raw.rejects, the last good data stays in
+    force."""
+
+
 class ParseError(SourceError):
     """The payload is not in the shape this parser knows (layout change, truncated body...)."""
 

@@ -47,8 +47,8 @@ def server(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     `route(path)` or `route(method, path, body)`; `server.requests` lists what was asked."""
     import loopback
 
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,127.0.0.2,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,127.0.0.2,localhost")
     with loopback.local_server() as state:
         yield state
 

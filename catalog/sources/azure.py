@@ -29,12 +29,17 @@ A payload whose items yield no accepted price raises EmptyPayloadError (nothing 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
+from gpucost.catalog import http
 from gpucost.catalog.records import (
+    OffHostLinkError,
+    PagingLoopError,
     ParseError,
     ParseResult,
     Payload,
@@ -141,36 +146,49 @@ def is_gpu_size(arm_sku_name: str) -> bool:
 
 
 def _walk(ctx: FetchContext) -> list[Payload]:
-    """All pages of the GPU VM query, one Payload per page, following NextPageLink."""
+    """All pages of the GPU VM query, one Payload per page, following NextPageLink.
+
+    A NextPageLink to another host is not followed (OffHostLinkError); a link seen twice, a
+    page whose items were all read on earlier pages, or more than PAGE_CAP pages refuse the
+    walk as a whole (PagingLoopError): a walk that does not end is not a snapshot."""
     url = ctx.url()
+    first = url
     params: dict[str, str] | None = {"api-version": API_VERSION, "$filter": ODATA_FILTER}
     payloads: list[Payload] = []
     seen: set[str] = set()
+    items_seen: set[str] = set()
     for page in range(1, PAGE_CAP + 1):
         payload = ctx.get(url, name=f"page-{page:04d}.json", ext="json", params=params)
         payloads.append(payload)
         seen.update({url, payload.url})
-        next_link = _next_page_link(payload.content)
-        if not next_link:
+        doc = _page(payload.content)
+        items = {hashlib.sha256(json.dumps(i, sort_keys=True).encode()).hexdigest()
+                 for i in (doc.get("Items") or []) if isinstance(i, dict)}
+        if page > 1 and items and items <= items_seen:
+            raise PagingLoopError(f"azure: page {page} repeats only items of earlier pages; "
+                                  "the walk is refused")
+        items_seen |= items
+        next_link = doc.get("NextPageLink")
+        if not isinstance(next_link, str) or not next_link.strip():
             return payloads
+        if not http.same_host(first, next_link, ctx.source.policy.allow_hosts):
+            raise OffHostLinkError(f"azure: page {page}'s NextPageLink leads to another host "
+                                   f"({urlsplit(next_link).netloc}); not followed")
         if next_link in seen:
-            log.warning("azure: NextPageLink repeats a page already fetched; stopping at page %d",
-                        page)
-            return payloads
+            raise PagingLoopError(f"azure: page {page}'s NextPageLink repeats a page already "
+                                  "fetched; the walk is refused")
         url, params = next_link, None
-    log.warning("azure: stopped after the page cap of %d pages; the walk may be incomplete",
-                PAGE_CAP)
-    return payloads
+    raise PagingLoopError(f"azure: more than {PAGE_CAP} pages (the GPU query needs a handful);"
+                          " the walk is refused")
 
 
-def _next_page_link(content: bytes) -> str | None:
-    """The NextPageLink of a page, or None (also when the body is not JSON: parse reports it)."""
+def _page(content: bytes) -> dict:
+    """A page's JSON object ({} when it is not one: parse reports that page)."""
     try:
         doc = json.loads(content)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    link = doc.get("NextPageLink") if isinstance(doc, dict) else None
-    return link if isinstance(link, str) and link.strip() else None
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
 
 
 def _load_items(payload: Payload) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ import requests
 from bs4 import BeautifulSoup, Comment
 from gpucost.catalog import http
 from gpucost.catalog.records import (
+    DeadlineExceededError,
     EmptyPayloadError,
     FetchError,
     ParseResult,
@@ -67,6 +69,12 @@ class FetchPolicy:
     html: bool = False  # a scraped page: honour robots.txt, space requests per host
     min_interval_s: float | None = None  # spacing between requests to one host
     headers: Mapping[str, str] = field(default_factory=dict)
+    # the whole fetch (every part, robots.txt, retries) ends within this many seconds
+    # (None: catalog.http.FETCH_DEADLINE_S, or GPUCOST_FETCH_DEADLINE_S when set)
+    deadline_s: float | None = None
+    # hosts a redirect or a paging link may lead to besides the one asked (same host only
+    # by default; a leading www. aside)
+    allow_hosts: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,7 @@ class FetchContext:
         self.session = session
         self.errors: dict[str, FetchError] = {}
         self.unreachable: dict[str, UnreachableError] = {}  # host -> why
+        self.deadline = http.deadline_after(source.policy.deadline_s)
 
     def url(self, suffix: str = "", default: str | None = None) -> str:
         """The endpoint (`GPUCOST_SOURCE_URL_<NAME>[_<SUFFIX>]`, else `default` or the
@@ -124,6 +133,8 @@ class FetchContext:
         host = urlsplit(url).netloc
         if host in self.unreachable:
             raise UnreachableError(f"not tried: {self.unreachable[host]}")
+        if self.deadline <= time.monotonic():
+            raise DeadlineExceededError("not tried: the fetch deadline had passed")
         p = self.source.policy
         try:
             return http.fetch(
@@ -131,6 +142,7 @@ class FetchContext:
                 json_body=json_body, headers={**p.headers, **(headers or {})},
                 timeout=p.timeout, max_bytes=max_bytes or p.max_bytes, retries=p.retries,
                 backoff_s=p.backoff_s, html=p.html, min_interval_s=p.min_interval_s,
+                deadline=self.deadline, allow_hosts=p.allow_hosts,
             )
         except UnreachableError as exc:
             self.unreachable[host] = exc

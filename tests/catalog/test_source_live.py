@@ -13,8 +13,15 @@ from urllib.parse import parse_qs, urlsplit
 
 import loopback
 import pytest
+from loopback import serve
 from gpucost.catalog.http import USER_AGENT
-from gpucost.catalog.records import FetchError, HttpStatusError, PartsFailedError
+from gpucost.catalog.records import (
+    FetchError,
+    HttpStatusError,
+    OffHostLinkError,
+    PagingLoopError,
+    PartsFailedError,
+)
 from gpucost.catalog.sources import azure, lambda_cloud, skypilot
 
 _fetch = loopback.fetch_each
@@ -62,23 +69,60 @@ def test_azure_follows_next_page_link(server: LocalServer,
     assert [len(r.prices) for r in results] == [2, 2]
 
 
-def test_azure_loop_guard_stops_on_a_repeated_link(server: LocalServer,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_azure_a_repeated_link_refuses_the_walk(server: LocalServer,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GPUCOST_SOURCE_URL_AZURE", f"{server.base}/prices")
     page = _azure_pages(server.base)["1"]
     page["NextPageLink"] = f"{server.base}/prices?page=again"
-    server.route = lambda path: _json(page)
-    assert len(azure.SOURCE.fetch().payloads) == 2  # the base page, then the looping link once
+    pages = iter([page, dict(page, Items=_azure_pages(server.base)["2"]["Items"])])
+    server.route = lambda path: _json(next(pages, page))
+    with pytest.raises(PagingLoopError, match="repeats a page already fetched"):
+        azure.SOURCE.fetch()
+    assert len(server.requests) == 2  # the base page, then the looping link once
+
+
+def test_azure_a_page_repeating_items_refuses_the_walk(server: LocalServer,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A NextPageLink that changes on every page while the items repeat (was: 200 pages of
+    duplicates reported live)."""
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_AZURE", f"{server.base}/prices")
+    page = _azure_pages(server.base)["1"]
+    counter = iter(range(1000))
+    server.route = lambda path: _json(dict(page, NextPageLink=f"{server.base}/p?n={next(counter)}"))
+    with pytest.raises(PagingLoopError, match="page 2 repeats only items"):
+        azure.SOURCE.fetch()
     assert len(server.requests) == 2
 
 
-def test_azure_page_cap(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_azure_page_cap_refuses_the_walk(server: LocalServer,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GPUCOST_SOURCE_URL_AZURE", f"{server.base}/prices")
     monkeypatch.setattr(azure, "PAGE_CAP", 3)
     page = _azure_pages(server.base)["1"]
     counter = iter(range(100))
-    server.route = lambda path: _json(dict(page, NextPageLink=f"{server.base}/p?n={next(counter)}"))
-    assert len(azure.SOURCE.fetch().payloads) == 3
+
+    def route(path: str):  # type: ignore[no-untyped-def]
+        n = next(counter)
+        items = [dict(item, meterId=f"m{n}") for item in page["Items"]]
+        return _json(dict(page, Items=items, NextPageLink=f"{server.base}/p?n={n}"))
+
+    server.route = route
+    with pytest.raises(PagingLoopError, match="more than 3 pages"):
+        azure.SOURCE.fetch()
+    assert len(server.requests) == 3
+
+
+def test_azure_next_page_link_to_another_host_is_not_followed(
+        server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_AZURE", f"{server.base}/prices")
+    other: list[str] = []
+    with serve(lambda method, path, body, headers: other.append(path) or (200, {}, b"{}"),
+               host="127.0.0.2") as elsewhere:
+        page = dict(_azure_pages(server.base)["1"], NextPageLink=f"{elsewhere}/prices?p=2")
+        server.route = lambda path: _json(page)
+        with pytest.raises(OffHostLinkError, match="another host"):
+            azure.SOURCE.fetch()
+    assert other == [] and len(server.requests) == 1
 
 
 def test_azure_500_raises_after_bounded_retries(server: LocalServer,

@@ -3,7 +3,8 @@
 `serve(route)` is the one server every test uses: a thread per connection, GET and POST, the
 request body read. `route(method, path)` answers with (status, headers, body) or with an
 action the handler performs instead: "timeout" (hold the request), "connection_reset" (TCP
-RST before any response), "truncated_body" (promise more than is sent, then close).
+RST before any response), "truncated_body" (promise more than is sent, then close),
+"dribble" (a body of one byte per DRIBBLE_S, never finishing in time).
 
 `LocalServer` is the recording form the source tests use through the `server` fixture of
 tests/conftest.py: set `server.route` to `route(path)` or `route(method, path, body)`;
@@ -24,8 +25,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, NamedTuple
 
 Reply = tuple[int, dict[str, str], bytes]
-Action = str  # "timeout" | "connection_reset" | "truncated_body"
+Action = str  # "timeout" | "connection_reset" | "truncated_body" | "dribble"
 HOLD_S = 1.2  # how long a "timeout" request is held
+DRIBBLE_S = 0.05  # "dribble": one body byte per this many seconds, each within any timeout
 
 
 class Request(NamedTuple):
@@ -37,8 +39,11 @@ class Request(NamedTuple):
 
 @contextmanager
 def serve(route: Callable[[str, str, bytes, dict[str, str]], Reply | Action],
-          hold_s: float = HOLD_S) -> Iterator[str]:
-    """A threaded loopback server; yields its base URL (http://127.0.0.1:<port>)."""
+          hold_s: float = HOLD_S, host: str = "127.0.0.1") -> Iterator[str]:
+    """A threaded loopback server; yields its base URL (http://127.0.0.1:<port>). `host`
+    may be another loopback address (127.0.0.2 stands for "another host"), never more."""
+    if not host.startswith("127."):
+        raise ValueError(f"test servers bind loopback addresses only, not {host}")
 
     class Handler(BaseHTTPRequestHandler):
         def _answer(self, method: str) -> None:
@@ -52,6 +57,18 @@ def serve(route: Callable[[str, str, bytes, dict[str, str]], Reply | Action],
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
                                            struct.pack("ii", 1, 0))
                 self.connection.close()
+                return
+            if reply == "dribble":  # a 200 whose body comes one byte per DRIBBLE_S
+                self.send_response(200)
+                self.send_header("Content-Length", "100000")
+                self.end_headers()
+                try:
+                    for _ in range(100000):
+                        self.wfile.write(b"x")
+                        self.wfile.flush()
+                        time.sleep(DRIBBLE_S)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
                 return
             if reply == "truncated_body":
                 self.send_response(200)
@@ -85,12 +102,12 @@ def serve(route: Callable[[str, str, bytes, dict[str, str]], Reply | Action],
         daemon_threads = True
         request_queue_size = 128  # every source connects at once: never drop a SYN
 
-    httpd = Server(("127.0.0.1", 0), Handler)
+    httpd = Server((host, 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01},
                               daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+        yield f"http://{host}:{httpd.server_address[1]}"
     finally:
         httpd.shutdown()
         httpd.server_close()
