@@ -13,7 +13,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import loopback
 import pytest
-from loopback import serve
 from gpucost.catalog.http import USER_AGENT
 from gpucost.catalog.records import (
     FetchError,
@@ -23,6 +22,7 @@ from gpucost.catalog.records import (
     PartsFailedError,
 )
 from gpucost.catalog.sources import azure, lambda_cloud, skypilot
+from loopback import serve
 
 _fetch = loopback.fetch_each
 
