@@ -25,11 +25,18 @@ EXIT_CODES = __doc__[__doc__.index("Exit codes"):].rstrip()
 
 
 def _parse_when(text: str) -> datetime:
+    from gpucost.warehouse.store import CLOCK_SKEW, FIRST_PLAUSIBLE, plausible
+
     try:
         value = datetime.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an ISO date or datetime: {text!r}") from None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+    value = value if value.tzinfo else value.replace(tzinfo=UTC)
+    if not plausible(value):
+        raise argparse.ArgumentTypeError(
+            f"{text}: an observation date must lie between {FIRST_PLAUSIBLE.date()} and now "
+            f"(+{CLOCK_SKEW.days} day for clock skew)")
+    return value
 
 
 def _source_line(row, verbose: bool) -> str:  # type: ignore[no-untyped-def]
@@ -167,7 +174,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     _prepare_prefect_home()
     setup_console(verbose=args.verbose)
-    outcomes, published = ingest_files(args.source, files, observed_at=args.observed_at)
+    outcomes, published = ingest_files(args.source, files, observed_at=args.observed_at,
+                                       force=args.force)
     failed = 0
     for path, o in zip(files, outcomes, strict=False):
         if o.status == "failed":
@@ -215,6 +223,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("files", nargs="+")
     i.add_argument("--observed-at", type=_parse_when, default=None,
                    help="when the payloads were observed (default: from the file name)")
+    i.add_argument("--force", action="store_true",
+                   help="load a file even when it holds far fewer rows than the newest "
+                        "payload of its stream (the row-count guard refuses it otherwise)")
     i.add_argument("--verbose", "-v", action="store_true",
                    help="also print INFO log lines and the row count of every published table")
     i.set_defaults(func=cmd_ingest)

@@ -153,8 +153,10 @@ def load_payloads(
     mode: str,
     started_at: datetime,
     observed_at: datetime | None = None,
+    force: bool = False,
 ) -> list[LoadOutcome]:
-    """Save each payload verbatim, then parse and load it. One bad payload fails alone."""
+    """Save each payload verbatim, then parse and load it. One bad payload fails alone.
+    `force` (replays only) loads a payload the row-count guard would refuse."""
     parse = sources.get(source).parse
     outcomes = []
     for payload in payloads:
@@ -167,6 +169,7 @@ def load_payloads(
             outcomes.append(store.load(
                 con, run_id=run_id, source=source, mode=mode, payload=payload, saved=saved,
                 result=result, started_at=started_at, finished_at=now(), observed_at=obs,
+                force=force and mode == "replay",
             ))
         except Exception as exc:  # whatever one payload does, it fails alone
             outcomes.append(store.record_failure(
@@ -301,9 +304,10 @@ def check_published(data_dir: Path) -> dict[str, list[tuple]]:
 
 def ingest_files(
     source: str, files: list[Path], *, observed_at: datetime | None = None,
-    data_dir: Path | None = None, rebuild: bool = True,
+    data_dir: Path | None = None, rebuild: bool = True, force: bool = False,
 ) -> tuple[list[LoadOutcome], PublishResult | None]:
-    """Replay recorded payloads for a source, then rebuild (the `gpucost ingest` command)."""
+    """Replay recorded payloads for a source, then rebuild (the `gpucost ingest` command).
+    `force` loads a payload the row-count guard would refuse (a deliberately smaller one)."""
     from gpucost.warehouse.publish import writer_lock
 
     data_dir = Path(data_dir or default_data_dir())
@@ -320,7 +324,7 @@ def ingest_files(
                 )
                 outcomes += load_payloads(
                     store, con, run_id=run_id, source=source, payloads=[payload],
-                    mode="replay", started_at=now(), observed_at=observed_at,
+                    mode="replay", started_at=now(), observed_at=observed_at, force=force,
                 )
         published = publish(data_dir) if rebuild else None
     return outcomes, published

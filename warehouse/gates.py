@@ -10,12 +10,15 @@ and turns them into Reject rows with a named reason, so they land in raw.rejects
   years) is a unit error (cents for dollars, a monthly price as hourly) or a placeholder,
   not a price; the band is wide because small-GPU instances carry large hosts (Azure
   NV36adms A10 v5 lists 9.04 USD/h for one A10). An accelerator without a purchase price
-  gets FALLBACK_BAND. Fractional GPUs, rows without a
-  GPU count, non-USD rows and unmapped names are not band-checked.
+  gets FALLBACK_BAND, and so does a row whose GPU name maps to no accelerator (the generic
+  band: no rental of any GPU costs more than 100 USD per GPU-hour). A USD row without a
+  whole GPU count (fractional GPUs, unknown count) is held to INSTANCE_MAX_USD per hour.
+  Rows in other currencies are not band-checked (no rates here).
+* ``price_not_finite``: a price that is Infinity or NaN, in any currency, whatever it maps to.
 * ``price_jump``: the price moved by more than JUMP_FACTOR (either way) against the previous
-  observation of the same offer key (source, provider, sku, region, pricing_model, os), found
-  in the daily rollup (price_daily) within JUMP_LOOKBACK_DAYS or earlier in the same payload.
-  A rejected row never becomes the "previous" observation of the next one.
+  observation of the same offer key (source, provider, sku, region, pricing_model, os), of
+  any age, found in the daily rollup (price_daily) or earlier in the same payload. A rejected
+  row never becomes the "previous" observation of the next one.
 
 The accelerator mapping here is the same rule as models/intermediate/int_gpu_name_map.sql
 (keys: lowercase letters and digits only; sku alias for the provider > sku alias for any
@@ -26,6 +29,7 @@ accelerator id when one key has several); tests/warehouse/test_gates.py checks b
 from __future__ import annotations
 
 import csv
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -38,8 +42,9 @@ from gpucost.catalog.records import PriceObservation, Reject
 MIN_PAYBACK_HOURS = 100.0
 MAX_PAYBACK_HOURS = 100_000.0
 FALLBACK_BAND = (0.01, 100.0)  # USD per GPU-hour, for accelerators without a purchase price
+# a USD row without a whole GPU count: at most this per hour (16 GPUs at the generic maximum)
+INSTANCE_MAX_USD = FALLBACK_BAND[1] * 16
 JUMP_FACTOR = 5.0
-JUMP_LOOKBACK_DAYS = 90
 
 _NON_KEY = re.compile(r"[^a-z0-9]")
 
@@ -98,20 +103,33 @@ class Gates:
         kept: list[PriceObservation] = []
         rejects: list[Reject] = []
         for obs in prices:
-            per_gpu = per_gpu_price(obs)
-            acc = self.accelerator_of(obs.provider, obs.sku, obs.gpu_name_raw)
-            band = self.bands.get(acc) if acc else None
-            if per_gpu is None or band is None or obs.currency.upper() != "USD":
+            what = f"{obs.provider} {obs.sku} {obs.region} {obs.pricing_model}"
+            if obs.price_per_hour is not None and not math.isfinite(obs.price_per_hour):
+                rejects.append(Reject("price_not_finite",
+                                      f"{what}: price {obs.price_per_hour}", _raw(obs)))
+                continue
+            if obs.currency.upper() != "USD" or obs.price_per_hour is None:
                 kept.append(obs)
                 continue
-            low, high = band
+            per_gpu = per_gpu_price(obs)
+            if per_gpu is None:  # fractional or unknown GPU count: the instance price
+                if obs.price_per_hour <= INSTANCE_MAX_USD:
+                    kept.append(obs)
+                    continue
+                rejects.append(Reject(
+                    "price_out_of_band",
+                    f"{what}: {obs.price_per_hour:.4g} USD per hour above {INSTANCE_MAX_USD:.4g}"
+                    f" for an instance without a whole GPU count", _raw(obs)))
+                continue
+            acc = self.accelerator_of(obs.provider, obs.sku, obs.gpu_name_raw)
+            low, high = self.bands.get(acc, FALLBACK_BAND) if acc else FALLBACK_BAND
             if low <= per_gpu <= high:
                 kept.append(obs)
                 continue
             rejects.append(Reject(
                 "price_out_of_band",
-                f"{obs.provider} {obs.sku} {obs.region} {obs.pricing_model}: {per_gpu:.4g} USD"
-                f" per GPU-hour outside [{low:.4g}, {high:.4g}] for {acc}",
+                f"{what}: {per_gpu:.4g} USD per GPU-hour outside [{low:.4g}, {high:.4g}] for "
+                f"{acc or 'an unmapped GPU (generic band)'}",
                 _raw(obs),
             ))
         return kept, rejects

@@ -17,28 +17,38 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 from gpucost.catalog.records import (
+    AllRowsRefusedError,
+    ObservationDateError,
     ParseResult,
     Payload,
     PriceObservation,
+    Reject,
     RowCountCollapseError,
+    SourceError,
 )
 from gpucost.catalog.secrets import redact
 from gpucost.warehouse import WAREHOUSE_DIR
-from gpucost.warehouse.gates import JUMP_LOOKBACK_DAYS, Gates, jump_rejects
+from gpucost.warehouse.gates import Gates, jump_rejects
 
 SCHEMA_SQL = (WAREHOUSE_DIR / "schema.sql").read_text(encoding="utf-8")
 RAW_ROW_MAX_CHARS = 2000
 # a payload that parses to fewer than this share of the last good one of its stream is refused
 COLLAPSE_RATIO = 0.5
+# observation dates outside [FIRST_PLAUSIBLE, now + CLOCK_SKEW] are refused: no GPU was
+# rented by the hour before EC2's first GPU instances (2010), and a date in the future would
+# hold its stream in force against every later fetch
+FIRST_PLAUSIBLE = datetime(2010, 1, 1, tzinfo=UTC)
+CLOCK_SKEW = timedelta(days=1)
 _SAFE = str.maketrans({c: "_" for c in "/\\:*?\"<>| "})
 
 PRICE_COLUMNS = [
@@ -101,6 +111,23 @@ def _insert_frame(con: duckdb.DuckDBPyConnection, table: str, columns: list[str]
                     f"select {', '.join(columns)} from _rows")
     finally:
         con.unregister("_rows")
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(when: datetime) -> datetime:
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _iso(when: datetime) -> str:
+    return _aware(when).isoformat(timespec="seconds")
+
+
+def plausible(when: datetime) -> bool:
+    """Whether an observation date lies between FIRST_PLAUSIBLE and now + CLOCK_SKEW."""
+    return FIRST_PLAUSIBLE <= _aware(when) <= _now() + CLOCK_SKEW
 
 
 @dataclass(frozen=True)
@@ -192,14 +219,16 @@ class RawStore:
         return bool(rows)
 
     @staticmethod
-    def last_good_rows(con: duckdb.DuckDBPyConnection, source: str, stream: str) -> int | None:
+    def last_good(con: duckdb.DuckDBPyConnection, source: str,
+                  stream: str) -> tuple[int, datetime] | None:
+        """(rows loaded, observed_at) of the latest good payload of a stream, or None."""
         rows = con.execute(
-            "select rows_loaded from fetches where source = ? and stream = ? "
-            "and status in ('ok', 'replayed') and rows_loaded > 0 "
+            "select rows_loaded, observed_at from fetches where source = ? and stream = ? "
+            "and status in ('ok', 'replayed') and rows_loaded > 0 and error_type is null "
             "order by observed_at desc, fetch_id desc limit 1",
             [source, stream],
         ).fetchall()
-        return int(rows[0][0]) if rows else None
+        return (int(rows[0][0]), rows[0][1]) if rows else None
 
     @staticmethod
     def _insert_fetch(con: duckdb.DuckDBPyConnection, **cols: object) -> int:
@@ -255,8 +284,10 @@ class RawStore:
         started_at: datetime,
         finished_at: datetime,
         observed_at: datetime,
+        force: bool = False,
     ) -> LoadOutcome:
-        """Append one parsed payload, idempotently, behind the row-count guard."""
+        """Append one parsed payload, idempotently, behind the date check, the row-count
+        guard and the plausibility gates (see the module docstring)."""
         common = dict(
             run_id=run_id, source=source, stream=result.stream, mode=mode,
             url=redact(payload.url), payload_name=payload.name, started_at=started_at,
@@ -269,33 +300,32 @@ class RawStore:
             self._confirm_snapshot(con, source, saved.sha256, fid, observed_at)
             return LoadOutcome(fid, source, result.stream, "unchanged")
 
-        n_rows = len(result.prices) + len(result.specs)
-        # The collapse guard protects scheduled fetches from a silently broken page or feed;
-        # an explicit replay (`gpucost ingest`) is the operator's decision and is not gated
-        # (recorded history may hold a smaller page, e.g. one pricing tab). Empty payloads
-        # are refused in both modes, by the parsers (EmptyPayloadError).
-        previous = self.last_good_rows(con, source, result.stream) if mode == "live" else None
-        if previous and n_rows < COLLAPSE_RATIO * previous:
-            err = RowCountCollapseError(
-                f"{source}/{result.stream}: {n_rows} rows against {previous} in the last good "
-                f"payload (< {COLLAPSE_RATIO:.0%}); refused, the last good data stays in force"
-            )
+        refusal = self._refusal(con, source, result, observed_at, mode, force)
+        if refusal is not None:
             return self.record_failure(
                 con, run_id=run_id, source=source, mode=mode, started_at=started_at,
-                finished_at=finished_at, error=err, url=payload.url,
+                finished_at=finished_at, error=refusal, url=payload.url,
                 payload_name=payload.name, saved=saved, stream=result.stream,
-                observed_at=observed_at, http_status=payload.http_status,
+                observed_at=observed_at if plausible(observed_at) else None,
+                http_status=payload.http_status,
             )
 
         prices, gated = self.gate(con, source, result.prices, observed_at)
         rejects = result.rejects + gated
         n_rows = len(prices) + len(result.specs)
         status = "ok" if mode == "live" else "replayed"
+        error_type = error = None
+        if n_rows == 0 and gated:  # every row refused by the gates: a failed payload
+            status, error_type = "failed", AllRowsRefusedError.__name__
+            reasons = ", ".join(f"{n} {r}" for r, n in sorted(
+                Counter(r.reason for r in gated).items()))
+            error = (f"{source}/{result.stream}: every row was refused ({reasons}); see "
+                     "raw.rejects. The last good data stays in force")
         con.execute("begin transaction")
         try:
             fid = self._insert_fetch(
                 con, status=status, rows_loaded=n_rows, rows_rejected=len(rejects),
-                **common,
+                error_type=error_type, error=error, **common,
             )
             if prices:
                 frame = pd.DataFrame(
@@ -329,7 +359,41 @@ class RawStore:
         except BaseException:
             con.execute("rollback")
             raise
-        return LoadOutcome(fid, source, result.stream, status, n_rows, len(rejects))
+        return LoadOutcome(fid, source, result.stream, status, n_rows, len(rejects),
+                           error_type=error_type, error=error)
+
+    def _refusal(self, con: duckdb.DuckDBPyConnection, source: str, result: ParseResult,
+                 observed_at: datetime, mode: str, force: bool) -> SourceError | None:
+        """Why a parsed payload is refused as a whole, or None.
+
+        * Its observation date is in the future (beyond CLOCK_SKEW) or before FIRST_PLAUSIBLE:
+          such a payload would hold its stream in force against every later fetch.
+        * The collapse guard: far fewer rows than the latest good payload of the stream. A
+          live fetch is always guarded; a replay (`gpucost ingest`) only when it would become
+          the newest payload of its stream (an older file is history and displaces nothing),
+          and not with `force` (the operator's explicit decision, `ingest --force`).
+        """
+        if not plausible(observed_at):
+            return ObservationDateError(
+                f"{source}/{result.stream}: observation date {_iso(observed_at)} is "
+                + ("in the future" if _aware(observed_at) > _now() else
+                   f"before {FIRST_PLAUSIBLE.date()}")
+                + "; refused (give the right date with --observed-at)")
+        if force:
+            return None
+        last = self.last_good(con, source, result.stream)
+        if last is None:
+            return None
+        previous, last_at = last
+        if mode != "live" and last_at is not None and _aware(observed_at) < _aware(last_at):
+            return None
+        n_rows = len(result.prices) + len(result.specs)
+        if n_rows < COLLAPSE_RATIO * previous:
+            return RowCountCollapseError(
+                f"{source}/{result.stream}: {n_rows} rows against {previous} in the last good "
+                f"payload (< {COLLAPSE_RATIO:.0%}); refused, the last good data stays in force"
+                + ("" if mode == "live" else " (`ingest --force` loads it anyway)"))
+        return None
 
     # -- plausibility gates and the daily rollup -----------------------------------------
     def gate(
@@ -339,7 +403,18 @@ class RawStore:
         """(rows kept, Reject rows) after the band and the jump gates."""
         if not prices:
             return prices, []
-        kept, band_refused = self.gates.band_rejects(prices)
+        dated: list[PriceObservation] = []
+        band_refused: list = []
+        for obs in prices:
+            if obs.observed_at is None or plausible(obs.observed_at):
+                dated.append(obs)
+            else:
+                band_refused.append(Reject(
+                    "implausible_observed_at",
+                    f"{obs.provider} {obs.sku} {obs.region}: observed at "
+                    f"{_iso(obs.observed_at)}", f"observed_at={_iso(obs.observed_at)}"))
+        kept, out_of_band = self.gates.band_rejects(dated)
+        band_refused += out_of_band
         if not kept:  # every row out of band: nothing to compare with its previous price
             return kept, band_refused
         priors = self._prior_prices(con, source, kept, observed_at)
@@ -351,10 +426,11 @@ class RawStore:
         con: duckdb.DuckDBPyConnection, source: str, prices: list[PriceObservation],
         observed_at: datetime,
     ) -> dict[int, tuple[datetime, float]]:
-        """{row index: (observed_at, price)} of the previous stored observation of each row.
+        """{row index: (observed_at, price)} of the previous stored observation of each row,
+        of any age (a x100 price after a long silence is still a jump).
 
-        An ASOF join against the daily rollup, restricted to JUMP_LOOKBACK_DAYS before the
-        oldest row of the batch, so the cost does not grow with the length of the history.
+        An ASOF join against the daily rollup of this source (one row per offer and day, not
+        per observation).
         """
         frame = pd.DataFrame(
             [(i, source, p.provider.strip().lower(), p.sku, p.region, p.pricing_model,
@@ -362,16 +438,15 @@ class RawStore:
              for i, p in enumerate(prices)],
             columns=["idx", *_OFFER_KEY, "observed_at"],
         )
-        since = (frame["observed_at"].min() - timedelta(days=JUMP_LOOKBACK_DAYS)).date()
         same_key = " and ".join(f"batch.{c} = prior.{c}" for c in _OFFER_KEY)
         con.register("_batch_keys", frame)
         try:
             rows = con.execute(
                 "select batch.idx, prior.last_observed_at, prior.price_per_hour "
                 "from _batch_keys as batch asof inner join "
-                "(select * from price_daily where price_daily.day >= ?) as prior "
+                "(select * from price_daily where price_daily.source = ?) as prior "
                 f"on {same_key} and batch.observed_at > prior.last_observed_at",
-                [since],
+                [source],
             ).fetchall()
         finally:
             con.unregister("_batch_keys")

@@ -49,7 +49,8 @@ STREAM = "pricing_page"
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 _TITLE_2024 = re.compile(r"^(?P<tier>On-demand|Reserved)\s+(?P<count>\d+)\s*x\s+(?P<plan>.+)$",
                          re.I)
-_PER_GPU_PRICE = re.compile(r"\$\s*(?P<price>\d[\d,]*(?:\.\d+)?)")
+# a whole number only: "$1e308" or "$2.5x" is not read as $1 or $2.5 (no match: no price)
+_PER_GPU_PRICE = re.compile(r"\$\s*(?P<price>\d[\d,]*(?:\.\d+)?)(?!\w|\.\d)")
 _MEMORY = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>GB|GiB|TB|TiB)$", re.I)
 _PER_GPU = re.compile(r"/\s*GPU\b", re.I)
 _COUNT = re.compile(r"^(?P<n>\d+)\s*x$", re.I)

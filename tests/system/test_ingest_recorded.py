@@ -31,7 +31,7 @@ def warehouse(tmp_path_factory, request):
     codes = {
         "azure": _run("ingest", "azure", *map(str, sorted((PRICES / "azure_retail_api")
                                                           .glob("*.json")))),
-        "lambda_page": _run("ingest", "lambda", *map(str, sorted(
+        "lambda_page": _run("ingest", "lambda", "--force", *map(str, sorted(
             (PRICES / "pricing_pages_html" / "lambda").glob("*.html")))),
         "sky": _run("ingest", "skypilot", *map(str, good_lambda),
                     *map(str, sorted(sky.glob("gcp_*.csv"))), str(sky / "azure_vms_2026-05-20.csv"),

@@ -54,15 +54,24 @@ def test_band_gate(catalog_gates: Gates) -> None:
         _obs(0.8),                                      # 0.10 per GPU: below 25000 / 100000 h
         _obs(700.0, provider="gcp", sku="tpu-v6e-1", gpu="tpu-v6e-1", count=1.0),  # placeholder
         _obs(5504.0, currency="CNY"),                   # not USD: not band-checked
-        _obs(900.0, count=0.125, sku="g6f.large", gpu="L4"),  # fractional: not checked
+        _obs(900.0, count=0.125, sku="g6f.large", gpu="L4"),  # fractional: instance cap only
         _obs(900.0, provider="vast", sku="1x GTX 1080", gpu="GTX 1080", count=1.0),  # unmapped
+        _obs(float("inf")),                              # Infinity: never a price
+        _obs(float("nan"), currency="CNY"),              # NaN in any currency
+        _obs(1e308, provider="vast", sku="1x X", gpu="Mystery GPU", count=1.0),  # unmapped
+        _obs(1e6, count=0.5, sku="g6f.xlarge", gpu="L4"),  # fractional, above the cap
     ]
     kept, refused = catalog_gates.band_rejects(rows)
-    assert kept == [rows[0], rows[4], rows[5], rows[6]]
-    assert [r.reason for r in refused] == ["price_out_of_band"] * 3
+    assert kept == [rows[0], rows[4], rows[5]]
+    assert [r.reason for r in refused] == ["price_out_of_band"] * 4 + ["price_not_finite"] * 2 \
+        + ["price_out_of_band"] * 2
     assert "688 USD per GPU-hour outside [0.25, 250] for nvidia-h100-sxm5-80gb" in \
         refused[0].detail
     assert "google-tpu-v6e" in refused[2].detail and "sku=tpu-v6e-1" in refused[2].raw_row
+    # an unmapped GPU is held to the generic band (was: never band-checked, so 1e308 passed)
+    assert "900 USD per GPU-hour outside [0.01, 100] for an unmapped GPU" in refused[3].detail
+    assert "1e+308 USD per GPU-hour" in refused[6].detail
+    assert "without a whole GPU count" in refused[7].detail
 
 
 def test_jump_gate_is_sequential_and_skips_refused_rows() -> None:

@@ -18,10 +18,11 @@ def _result(n: int, stream: str = "s") -> ParseResult:
     ])
 
 
-def _load(store, con, payload, result, when=T0, mode="replay"):
+def _load(store, con, payload, result, when=T0, mode="replay", force=False):
     saved = store.save_payload("src", payload, when)
     return store.load(con, run_id="r", source="src", mode=mode, payload=payload, saved=saved,
-                      result=result, started_at=when, finished_at=when, observed_at=when)
+                      result=result, started_at=when, finished_at=when, observed_at=when,
+                      force=force)
 
 
 def test_payload_saved_verbatim_and_content_addressed(tmp_path):
@@ -61,10 +62,19 @@ def test_row_count_collapse_is_refused_and_last_good_stays(tmp_path):
         # another stream is compared only with itself
         other = _load(store, con, Payload(name="c", content=b"3"), _result(1, stream="t"),
                       mode="live")
-        # an explicit replay of a smaller recorded payload is the operator's call: not gated
+        # a replay that would become the newest payload of the stream is guarded too (a
+        # truncated replay once replaced a stream: Epoch 1,324 rows in force fell to 704) ...
         replay = _load(store, con, Payload(name="d", content=b"4"), _result(2), when=T1)
+        # ... an older one is history and displaces nothing: loaded ...
+        older = _load(store, con, Payload(name="e", content=b"5"), _result(2),
+                      when=T0.replace(day=1, month=1))
+        # ... and --force is the operator's explicit decision
+        forced = _load(store, con, Payload(name="d", content=b"4"), _result(2), when=T1,
+                       force=True)
     assert out.status == "failed" and out.error_type == RowCountCollapseError.__name__
-    assert replay.status == "replayed"
+    assert replay.status == "failed" and replay.error_type == RowCountCollapseError.__name__
+    assert "`ingest --force` loads it anyway" in replay.error
+    assert older.status == "replayed" and forced.status == "replayed"
     assert err == "RowCountCollapseError"
     assert n == 10
     assert other.status == "ok"
