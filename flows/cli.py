@@ -108,7 +108,8 @@ def _refresh_with_prefect(args: argparse.Namespace, progress):  # type: ignore[n
     from gpucost.flows.refresh import RefreshFailedError, refresh, reporting
 
     with reporting(progress):
-        state = refresh(args.source, kind=args.kind, return_state=True)
+        state = refresh(args.source, kind=args.kind, allow_shrink=args.allow_shrink,
+                        return_state=True)
     result = state.result(raise_on_failure=False)
     if isinstance(result, RefreshFailedError):
         return result.summary  # the flow run ended Failed; the summary says what happened
@@ -131,7 +132,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         if args.no_prefect:
             from gpucost.flows.refresh import refresh_plain
 
-            summary = refresh_plain(args.source, kind=args.kind, progress=progress)
+            summary = refresh_plain(args.source, kind=args.kind, progress=progress,
+                                    allow_shrink=args.allow_shrink)
         else:
             from gpucost.flows.refresh import refresh_plain
 
@@ -146,7 +148,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
                     raise
                 logging.getLogger("gpucost").warning(
                     "Prefect unavailable (%s); running without Prefect", exc)
-                summary = refresh_plain(args.source, kind=args.kind, progress=progress)
+                summary = refresh_plain(args.source, kind=args.kind, progress=progress,
+                                        allow_shrink=args.allow_shrink)
     finally:
         if progress:
             progress.close()
@@ -175,7 +178,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     _prepare_prefect_home()
     setup_console(verbose=args.verbose)
     outcomes, published = ingest_files(args.source, files, observed_at=args.observed_at,
-                                       force=args.force)
+                                       force=args.force, allow_shrink=args.allow_shrink)
     failed = 0
     for path, o in zip(files, outcomes, strict=False):
         if o.status == "failed":
@@ -211,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--kind", choices=("prices", "specs"),
                    help="only the sources of this kind (the scheduled deployments use it)")
     r.add_argument("--strict", action="store_true", help="exit 3 when any source failed")
+    r.add_argument("--allow-shrink", action="store_true",
+                   help="publish even when the new build holds far fewer rows in force than "
+                        "the published warehouse (refused otherwise: a lost raw.duckdb)")
     r.add_argument("--no-prefect", action="store_true",
                    help="run the same steps as plain function calls, without Prefect")
     r.add_argument("--verbose", "-v", action="store_true",
@@ -226,6 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--force", action="store_true",
                    help="load a file even when it holds far fewer rows than the newest "
                         "payload of its stream (the row-count guard refuses it otherwise)")
+    i.add_argument("--allow-shrink", action="store_true",
+                   help="publish even when the new build holds far fewer rows in force than "
+                        "the published warehouse (refused otherwise: a lost raw.duckdb)")
     i.add_argument("--verbose", "-v", action="store_true",
                    help="also print INFO log lines and the row count of every published table")
     i.set_defaults(func=cmd_ingest)
@@ -253,10 +262,28 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:
-        from gpucost.warehouse.publish import WarehouseBusyError
+        from gpucost.warehouse.publish import (
+            DataDirNotWritableError,
+            ShrinkRefusedError,
+            WarehouseBusyError,
+        )
+        from gpucost.warehouse.store import RawStoreUnreadableError
 
-        if isinstance(exc, WarehouseBusyError):
+        if isinstance(exc, (WarehouseBusyError, DataDirNotWritableError, ShrinkRefusedError,
+                            RawStoreUnreadableError)):
             print(f"error: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        if isinstance(exc, OSError) and exc.errno is not None:  # disk full, I/O error...
+            print(f"error: {exc.strerror or exc} ({getattr(exc, 'filename', '') or ''}); "
+                  "each payload loads in one transaction: those loaded before it are kept, "
+                  "the one that failed left nothing behind, the published warehouse stays",
+                  file=sys.stderr)
+            return EXIT_FAILED
+        import duckdb
+
+        if isinstance(exc, duckdb.IOException):
+            print(f"error: {' '.join(str(exc).split())[:300]}; the published warehouse "
+                  "stays as it was", file=sys.stderr)
             return EXIT_FAILED
         raise
 

@@ -75,9 +75,14 @@ def fetch_source(name: str) -> Fetched:
 
 def source_error(exc: Exception) -> SourceError:
     """`exc` as a named error of the source whose payload caused it: a SourceError as it is,
-    anything else (a parser or loader bug meeting hostile bytes) as UnexpectedPayloadError."""
+    anything else (a parser or loader bug meeting hostile bytes) as UnexpectedPayloadError.
+    An error of the machine (disk full, I/O error, read-only file system: OSError or DuckDB's
+    IOException) is nobody's payload: it is raised again and stops the run."""
     if isinstance(exc, SourceError):
         return exc
+    if (isinstance(exc, OSError) and exc.errno is not None) or isinstance(
+            exc, duckdb.IOException):
+        raise exc
     text = " ".join(str(exc).split())
     if len(text) > 200:
         text = text[:200].rsplit(" ", 1)[0] + " ..."
@@ -250,9 +255,15 @@ def stage_exports(con: duckdb.DuckDBPyConnection, data_dir: Path) -> StagedExpor
     )
 
 
-def publish(data_dir: Path) -> PublishResult:
+def publish(data_dir: Path, allow_shrink: bool = False) -> PublishResult:
     """Build every model into a new file, run the checks, swap it in (or raise, unchanged),
-    then write the exports (a failed export is reported, the publish stands)."""
+    then write the exports (a failed export is reported, the publish stands).
+
+    Nothing is published that has far fewer rows in force than the published warehouse
+    (ShrinkRefusedError: a lost raw.duckdb would otherwise replace every table with an almost
+    empty one) unless `allow_shrink`."""
+    from gpucost.warehouse.publish import ShrinkRefusedError, shrink_of
+
     start = time.perf_counter()
     result = PublishResult()
     staged: StagedExports | None = None
@@ -261,6 +272,14 @@ def publish(data_dir: Path) -> PublishResult:
             result.curated_rows = load_curated(con)
             result.timings_s = runner.build(con)
             runner.check_or_raise(con)
+            lost = [] if allow_shrink else shrink_of(con, data_dir)
+            if lost:
+                raise ShrinkRefusedError(
+                    "refused: the new build would hold far fewer rows than the published "
+                    f"warehouse ({'; '.join(lost[:5])}{' ...' if len(lost) > 5 else ''}); the "
+                    "published warehouse and its exports stay as they were. A lost or replaced "
+                    "raw.duckdb? Restore it (docs/operations.md); to publish anyway: "
+                    "--allow-shrink")
             for (name,) in con.execute(
                 "select table_name from duckdb_tables() where database_name = current_database() "
                 "and schema_name = 'main' order by 1"
@@ -305,9 +324,11 @@ def check_published(data_dir: Path) -> dict[str, list[tuple]]:
 def ingest_files(
     source: str, files: list[Path], *, observed_at: datetime | None = None,
     data_dir: Path | None = None, rebuild: bool = True, force: bool = False,
+    allow_shrink: bool = False,
 ) -> tuple[list[LoadOutcome], PublishResult | None]:
     """Replay recorded payloads for a source, then rebuild (the `gpucost ingest` command).
-    `force` loads a payload the row-count guard would refuse (a deliberately smaller one)."""
+    `force` loads a payload the row-count guard would refuse (a deliberately smaller one)
+    and publishes what it leaves in force (as `allow_shrink`)."""
     from gpucost.warehouse.publish import writer_lock
 
     data_dir = Path(data_dir or default_data_dir())
@@ -326,5 +347,5 @@ def ingest_files(
                     store, con, run_id=run_id, source=source, payloads=[payload],
                     mode="replay", started_at=now(), observed_at=observed_at, force=force,
                 )
-        published = publish(data_dir) if rebuild else None
+        published = publish(data_dir, allow_shrink=allow_shrink or force) if rebuild else None
     return outcomes, published

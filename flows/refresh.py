@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -245,6 +246,7 @@ def run_refresh(
     summary = RunSummary(run_id=pipeline.new_run_id(), started_at=pipeline.now())
     store = RawStore(data_dir)
     with writer_lock(data_dir):
+        store.check_readable()  # a broken raw.duckdb: say so before fetching anything
         started = pipeline.now()
         if progress:
             progress.start(names)
@@ -307,9 +309,11 @@ def _names(names: list[str] | None, kind: str | None) -> list[str]:
 
 
 def refresh_plain(names: list[str] | None = None, data_dir: Path | None = None,
-                  kind: str | None = None, progress: FetchProgress | None = None) -> RunSummary:
+                  kind: str | None = None, progress: FetchProgress | None = None,
+                  allow_shrink: bool = False) -> RunSummary:
     """The refresh without Prefect: threads for fetching, the same steps otherwise."""
-    return run_refresh(_names(names, kind), _fetch_threads, data_dir, progress=progress)
+    return run_refresh(_names(names, kind), _fetch_threads, data_dir, progress=progress,
+                       publish_step=partial(pipeline.publish, allow_shrink=allow_shrink))
 
 
 # ---- Prefect ---------------------------------------------------------------------------
@@ -378,25 +382,26 @@ def _fetch_prefect(
 # logged here.
 @task(name="publish", cache_policy=NO_CACHE, retries=1,
       retry_condition_fn=lambda task, task_run, state: False)
-def publish_task(data_dir: Path) -> pipeline.PublishResult:
+def publish_task(data_dir: Path, allow_shrink: bool = False) -> pipeline.PublishResult:
     """Build, check, swap in, export. A refused publish (a check found rows, a curated file is
     unusable) is a returned Failed state with its one-line reason; a bug raises, logged with
     its traceback."""
     from gpucost.models.runner import CheckFailedError
     from gpucost.warehouse.curated import CuratedDataError
+    from gpucost.warehouse.publish import ShrinkRefusedError
     from prefect import get_run_logger
 
     try:
-        return pipeline.publish(data_dir)
-    except (CheckFailedError, CuratedDataError) as exc:
+        return pipeline.publish(data_dir, allow_shrink=allow_shrink)
+    except (CheckFailedError, CuratedDataError, ShrinkRefusedError) as exc:
         return _failed(exc, PUBLISH_REFUSED)  # type: ignore[no-any-return]
     except Exception:
         get_run_logger().exception("publish failed unexpectedly")
         raise
 
 
-def _publish_prefect(data_dir: Path) -> pipeline.PublishResult:
-    state = publish_task(data_dir, return_state=True)
+def _publish_prefect(data_dir: Path, allow_shrink: bool = False) -> pipeline.PublishResult:
+    state = publish_task(data_dir, allow_shrink, return_state=True)
     return state.result()  # type: ignore[no-any-return]  # raises the refused publish's error
 
 
@@ -429,7 +434,7 @@ def final_state(summary: RunSummary) -> Any:
 
 @flow(name="refresh", task_runner=ThreadPoolTaskRunner(max_workers=4), log_prints=True)
 def refresh(names: list[str] | None = None, data_dir: str | None = None,
-            kind: str | None = None) -> RunSummary:
+            kind: str | None = None, allow_shrink: bool = False) -> RunSummary:
     """Fetch the sources (`names`, else those of `kind` "prices" or "specs", else all), load,
     rebuild, check, publish and export. Ends Failed (with the verdict) when no live source
     was refreshed or nothing was published; see the module doc."""
@@ -440,7 +445,8 @@ def refresh(names: list[str] | None = None, data_dir: str | None = None,
     try:
         summary = run_refresh(
             _names(names, kind), _fetch_prefect, Path(data_dir) if data_dir else None,
-            publish_step=_publish_prefect, progress=_progress,
+            publish_step=partial(_publish_prefect, allow_shrink=allow_shrink),
+            progress=_progress,
         )
     except WarehouseBusyError as exc:  # another refresh holds the writer lock: one line
         return Failed(message=str(exc), data=exc)  # type: ignore[return-value]

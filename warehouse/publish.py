@@ -35,6 +35,20 @@ class NoWarehouseError(Exception):
     """Nothing has been published yet."""
 
 
+class DataDirNotWritableError(Exception):
+    """The data directory (or its writer lock) cannot be written: read-only, no permission."""
+
+
+class ShrinkRefusedError(Exception):
+    """The new build holds far fewer rows in force than the published warehouse (a lost or
+    replaced raw.duckdb, a forced smaller replay): not published without --allow-shrink."""
+
+
+# a source whose rows in force fall below this share of the published ones blocks the
+# publish (the same ratio as the loader's row-count guard, which no single load can pass)
+SHRINK_RATIO = 0.5
+
+
 def serving_path(data_dir: Path) -> Path:
     return Path(data_dir) / SERVING_NAME
 
@@ -43,8 +57,15 @@ def serving_path(data_dir: Path) -> Path:
 def writer_lock(data_dir: Path) -> Iterator[None]:
     """One writer at a time (refresh, ingest); a second one fails at once with a clear error."""
     data_dir = Path(data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with (data_dir / ".writer.lock").open("a+") as fh:
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        fh = (data_dir / ".writer.lock").open("a+")
+    except OSError as exc:
+        raise DataDirNotWritableError(
+            f"cannot write to the data directory {data_dir} ({exc.strerror or exc}); "
+            "nothing was changed. Make it writable, or point GPUCOST_DATA_DIR elsewhere"
+        ) from None
+    with fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -96,6 +117,38 @@ def build(data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         if not swapped:
             con.close()
             _remove_db(nxt)
+
+
+def shrink_of(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
+    """What the build on `con` would lose against the published warehouse: one line per
+    source whose rows in force fall below SHRINK_RATIO of the published ones, and the price
+    history if it does (empty when nothing shrinks or nothing was published before)."""
+    published = serving_path(data_dir)
+    if not published.exists():
+        return []
+    con.execute("attach ? as previous (read_only)", [str(published)])
+    try:
+        tables = {r[0] for r in con.execute(
+            "select table_name from duckdb_tables() where database_name = 'previous'"
+        ).fetchall()}
+        lost: list[str] = []
+        if "source_health" in tables:
+            lost += [f"{source} {old} -> {new or 0} rows in force" for source, old, new in
+                     con.execute(
+                         "select old.source, old.rows_in_force, new.rows_in_force "
+                         "from previous.source_health as old "
+                         "left join source_health as new on new.source = old.source "
+                         "where old.rows_in_force > 0 "
+                         "and coalesce(new.rows_in_force, 0) < ? * old.rows_in_force "
+                         "order by old.source", [SHRINK_RATIO]).fetchall()]
+        if "price_history" in tables:
+            old, new = con.execute("select (select count(*) from previous.price_history), "
+                                   "(select count(*) from price_history)").fetchone()
+            if old and new < SHRINK_RATIO * old:
+                lost.append(f"price_history {old} -> {new} rows")
+        return lost
+    finally:
+        con.execute("detach previous")
 
 
 def _fsync(path: Path) -> None:

@@ -151,6 +151,10 @@ class LoadOutcome:
     error: str | None = None
 
 
+class RawStoreUnreadableError(Exception):
+    """raw.duckdb exists but is not a readable DuckDB file (zero bytes, corrupt, truncated)."""
+
+
 class RawStore:
     def __init__(self, data_dir: Path, gates: Gates | None = None):
         self.data_dir = Path(data_dir)
@@ -190,7 +194,7 @@ class RawStore:
     @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(self.db_path))
+        con = self._open()
         con.execute("set enable_progress_bar = false")
         try:
             con.execute(SCHEMA_SQL)
@@ -199,6 +203,27 @@ class RawStore:
             con.execute("checkpoint")
         finally:
             con.close()
+
+    def _open(self) -> duckdb.DuckDBPyConnection:
+        """raw.duckdb read-write, or RawStoreUnreadableError saying how to recover."""
+        try:
+            return duckdb.connect(str(self.db_path))
+        except duckdb.Error as exc:
+            if "lock" in str(exc).lower():
+                raise
+            size = self.db_path.stat().st_size if self.db_path.exists() else 0
+            raise RawStoreUnreadableError(
+                f"{self.db_path} ({size} bytes) cannot be opened: "
+                f"{' '.join(str(exc).split())[:160]}. Nothing was changed and the published "
+                "warehouse stays as it is. Restore raw.duckdb from a backup, or move it aside "
+                "and re-ingest the verbatim payloads kept under raw/ (docs/operations.md, "
+                "\"Recovering the raw layer\")") from None
+
+    def check_readable(self) -> None:
+        """Raise RawStoreUnreadableError now (before a refresh fetches anything) when
+        raw.duckdb exists but cannot be opened."""
+        if self.db_path.exists():
+            self._open().close()
 
     @staticmethod
     def _backfill_daily(con: duckdb.DuckDBPyConnection) -> None:
@@ -356,8 +381,11 @@ class RawStore:
                     (fid, source, r.reason, r.detail[:RAW_ROW_MAX_CHARS],
                      r.raw_row[:RAW_ROW_MAX_CHARS], observed_at) for r in rejects])
             con.execute("commit")
-        except BaseException:
-            con.execute("rollback")
+        except BaseException as exc:
+            try:
+                con.execute("rollback")
+            except duckdb.Error as rollback_error:  # e.g. disk full: keep the real error
+                exc.add_note(f"(the rollback failed too: {rollback_error})")
             raise
         return LoadOutcome(fid, source, result.stream, status, n_rows, len(rejects),
                            error_type=error_type, error=error)
