@@ -7,6 +7,11 @@ is each one fsynced and renamed over the old one (os.replace). A reader never se
 half-written file, a failed build changes no export, and a crash leaves every file whole. Readers of
 Parquet and CSV take no lock: a dashboard reading the exports never blocks a refresh.
 
+CSV cells of text columns that a spreadsheet would run as a formula (starting with =, +, -,
+@, a tab or a carriage return: a scraped GPU name such as ``=cmd|' /C calc'!A0``) are
+prefixed with a single quote (OWASP's CSV-injection rule); numbers are never touched, and
+Parquet keeps every value as stored.
+
 Each file is replaced on its own, so for the moment between two renames the folder can mix
 the previous and the new publish; `schema.json` is written last and carries `published_at`
 and every table's row count, so a reader that needs one consistent set can compare them.
@@ -82,6 +87,26 @@ class StagedExports:
         self.pending = []
 
 
+_FORMULA_START = r"^[=+\-@\t\r]"
+
+
+def _csv_select(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """`select` of `table` with every text cell that starts like a formula quoted."""
+    cols = con.execute(
+        "select column_name, data_type from duckdb_columns() where table_name = ? "
+        "and database_name = current_database() and schema_name = 'main' "
+        "order by column_index", [table]).fetchall()
+    parts = []
+    for name, dtype in cols:
+        ident = '"' + name.replace('"', '""') + '"'
+        if dtype == "VARCHAR":
+            parts.append(f"case when regexp_matches({ident}, '{_FORMULA_START}') "
+                         f"then chr(39) || {ident} else {ident} end as {ident}")
+        else:
+            parts.append(ident)
+    return f'select {", ".join(parts) or "*"} from "{table}"'
+
+
 def stage_exports(
     con: duckdb.DuckDBPyConnection,
     out_dir: Path,
@@ -102,7 +127,8 @@ def stage_exports(
         for table in tables:
             for fmt, options in FORMATS.items():
                 tmp = staged.stage(f"{table}.{fmt}")
-                con.execute(f'copy (select * from "{table}") to {_quote_path(tmp)} {options}')
+                select = _csv_select(con, table) if fmt == "csv" else f'select * from "{table}"'
+                con.execute(f"copy ({select}) to {_quote_path(tmp)} {options}")
                 files.setdefault(table, {})[fmt] = f"{table}.{fmt}"
         tmp = staged.stage(SCHEMA_NAME)
         tmp.write_text(json.dumps(schema(files), indent=1, default=str) + "\n",

@@ -1,6 +1,8 @@
 """AMD's spec tables in the ROCm documentation sources (GitHub ROCm/ROCm, MIT): vendor text.
 
-Three files, each its own stream (the file name's stem):
+Three files, each its own stream, named from the content (not the file name, so the same
+document ingested under another name is the same stream): "gpu-arch-specs" for the
+architecture table, else the accelerator series of the peak tables ("mi300", "mi250"):
 
 * ``docs/reference/gpu-arch-specs.rst``: reStructuredText ``list-table`` of Instinct, Radeon
   PRO and Radeon parts -> `VRAM (GiB)` as memory_gb (unit "GiB": AMD prints the same figure
@@ -156,6 +158,7 @@ def parse(payload: Payload) -> ParseResult:
         raise ParseError(f"rocm {payload.name}: no list-table in the document")
     result = ParseResult(stream=PurePosixPath(payload.name).stem or "rocm")
     out = SpecCollector(result)
+    arch = False
     for table in tables:
         header = table.header
         model_col, vram_col = _column(header, "model"), _column(header, "vram")
@@ -163,10 +166,17 @@ def parse(payload: Payload) -> ParseResult:
         peak_col = _column(header, "peak")
         if model_col is not None and vram_col is not None:
             _read_arch_table(table, model_col, vram_col, out)
+            arch = True
         elif type_col is not None and peak_col is not None:
             _read_peak_table(table, type_col, peak_col, text, out)
     if not result.specs:
         raise EmptyPayloadError(f"rocm {payload.name}: {len(tables)} list-table(s), no figure")
+    series = re.search(r"MI\d+", " ".join(sorted({s.accelerator_name_raw
+                                                  for s in result.specs})), re.I)
+    if arch:
+        result.stream = "gpu-arch-specs"
+    elif series:
+        result.stream = series.group().lower()
     return result
 
 

@@ -106,3 +106,27 @@ def test_failed_publish_or_export_leaves_exports_whole(tmp_path, monkeypatch):
     assert result.export_error == "OSError: disk full" and result.exports == []
     assert result.mart_rows["accelerators"] > 0
     assert _snapshot(out) == before
+
+
+def test_csv_cells_that_start_like_a_formula_are_quoted(tmp_path):
+    """A scraped name such as `=cmd|' /C calc'!A0` passed into CSV exports unescaped
+    (issue "Hostile input", item 11); numbers stay numbers, Parquet keeps the value."""
+    import csv
+
+    import duckdb
+    from gpucost.warehouse.exports import stage_exports
+
+    con = duckdb.connect()
+    con.execute("create table gpu_offers as select * from (values "
+                "('=cmd|'' /C calc''!A0', -1.5), ('+SUM(A1)', 2.0), ('@x', 3.0), "
+                "('H100 SXM', 4.0), ('-', 5.0)) as v(gpu_name_raw, price)")
+    staged = stage_exports(con, tmp_path, ["gpu_offers"], lambda files: {"files": files})
+    staged.commit()
+    with (tmp_path / "gpu_offers.csv").open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["gpu_name_raw"] for r in rows] == [
+        "'=cmd|' /C calc'!A0", "'+SUM(A1)", "'@x", "H100 SXM", "'-"]
+    assert [r["price"] for r in rows] == ["-1.5", "2.0", "3.0", "4.0", "5.0"]
+    parquet = con.execute(f"select gpu_name_raw from '{tmp_path / 'gpu_offers.parquet'}'"
+                          ).fetchall()
+    assert parquet[0] == ("=cmd|' /C calc'!A0",)
