@@ -21,6 +21,7 @@ from gpucost.catalog.records import (
     ParseResult,
     PartsFailedError,
     Payload,
+    PayloadTooLargeError,
     SourceError,
     UnexpectedPayloadError,
 )
@@ -321,6 +322,19 @@ def check_published(data_dir: Path) -> dict[str, list[tuple]]:
         con.close()
 
 
+INGEST_MAX_BYTES = 64 * 1024 * 1024  # the default size cap of a live response, too
+
+
+def ingest_max_bytes() -> int:
+    """The largest file `ingest` reads: GPUCOST_INGEST_MAX_BYTES, else INGEST_MAX_BYTES."""
+    import os
+
+    try:
+        return int(os.environ.get("GPUCOST_INGEST_MAX_BYTES", "") or INGEST_MAX_BYTES)
+    except ValueError:
+        return INGEST_MAX_BYTES
+
+
 def ingest_files(
     source: str, files: list[Path], *, observed_at: datetime | None = None,
     data_dir: Path | None = None, rebuild: bool = True, force: bool = False,
@@ -335,10 +349,20 @@ def ingest_files(
     sources.get(source)  # fail early on an unknown source
     store = RawStore(data_dir)
     run_id = new_run_id()
+    cap = ingest_max_bytes()
     with writer_lock(data_dir):
         with store.connect() as con:
             outcomes: list[LoadOutcome] = []
             for path in files:
+                size = Path(path).stat().st_size
+                if size > cap:  # never read: a 200 MB CSV once took 8 GB and 114 s
+                    outcomes.append(store.record_failure(
+                        con, run_id=run_id, source=source, mode="replay", started_at=now(),
+                        finished_at=now(), url=str(path), payload_name=path.name,
+                        error=PayloadTooLargeError(
+                            f"{path.name} is {size} bytes, above the ingest cap of {cap} "
+                            "(GPUCOST_INGEST_MAX_BYTES raises it); not read")))
+                    continue
                 payload = Payload(
                     name=path.name, content=Path(path).read_bytes(), url=str(path),
                     ext=path.suffix.lstrip(".") or "bin",

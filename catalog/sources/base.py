@@ -31,6 +31,7 @@ import logging
 import os
 import re
 import time
+import zipfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ from gpucost.catalog.records import (
     ParseResult,
     PartsFailedError,
     Payload,
+    PayloadTooLargeError,
     PriceObservation,
     Reject,
     UnreachableError,
@@ -250,6 +252,26 @@ def fetch_parts(ctx: FetchContext, parts: Iterable[Part]) -> Fetched:
 
 
 # ---- parse helpers ----------------------------------------------------------------------
+
+# the largest document a zip member may expand to (a 1 MB zip once expanded to 2.2 GB)
+MAX_UNZIPPED_BYTES = 256 * 1024 * 1024
+
+
+def read_zip_member(archive: zipfile.ZipFile, name: str | zipfile.ZipInfo, what: str,
+                    cap: int | None = None) -> bytes:
+    """One member of a zip, never expanded past `cap` (default MAX_UNZIPPED_BYTES): refused
+    by its declared size first, then read through a stream that stops one byte past the cap
+    (a member that lies about its size is cut there). PayloadTooLargeError when over."""
+    cap = cap or MAX_UNZIPPED_BYTES
+    info = name if isinstance(name, zipfile.ZipInfo) else archive.getinfo(name)
+    if info.file_size > cap:
+        raise PayloadTooLargeError(f"{what}: {info.filename} expands to {info.file_size} "
+                                   f"bytes, above the cap of {cap}")
+    with archive.open(info) as member:
+        data = member.read(cap + 1)
+    if len(data) > cap:
+        raise PayloadTooLargeError(f"{what}: {info.filename} expands past the cap of {cap}")
+    return data
 
 
 class CheapestOffers:

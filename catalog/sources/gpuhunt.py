@@ -57,7 +57,14 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
-from gpucost.catalog.sources.base import CheapestOffers, FetchContext, FetchError, Part, Source
+from gpucost.catalog.sources.base import (
+    CheapestOffers,
+    FetchContext,
+    FetchError,
+    Part,
+    Source,
+    read_zip_member,
+)
 
 NAME = "gpuhunt"
 DEFAULT_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com"
@@ -116,11 +123,8 @@ def _open_catalog(payload: Payload) -> tuple[str, str]:
         if not members:
             raise ParseError(f"gpuhunt {payload.name}: the zip holds no CSV")
         member = members[0]
-        if member.file_size > MAX_CSV_BYTES:
-            raise ParseError(f"gpuhunt {payload.name}: {member.filename} is {member.file_size}"
-                             f" bytes uncompressed, above the cap of {MAX_CSV_BYTES}")
         provider = PurePosixPath(member.filename).stem
-        raw = archive.read(member)
+        raw = read_zip_member(archive, member, f"gpuhunt {payload.name}", MAX_CSV_BYTES)
     else:
         provider = _provider_from_name(payload.name) or _provider_from_name(payload.url) or ""
         raw = content

@@ -47,7 +47,7 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
-from gpucost.catalog.sources.base import FetchContext, Source, raise_empty
+from gpucost.catalog.sources.base import FetchContext, Source, raise_empty, read_zip_member
 
 NAME = "oci"
 DEFAULT_URL = "https://www.oracle.com/a/ocom/docs/cloudestimator2/data"
@@ -88,7 +88,8 @@ def gpu_name_of_shape(shape: str) -> str | None:
 def _documents(payload: Payload) -> tuple[dict[str, Any], dict[str, Any]]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(payload.content))
-        docs = {name: json.loads(archive.read(name)) for name in DOCUMENTS}
+        docs = {name: json.loads(read_zip_member(archive, name, f"oci {payload.name}"))
+                for name in DOCUMENTS}
     except (zipfile.BadZipFile, KeyError, ValueError, UnicodeDecodeError) as exc:
         raise ParseError(f"oci {payload.name}: expected a zip of {', '.join(DOCUMENTS)}"
                          f" ({type(exc).__name__}: {exc})") from exc

@@ -12,7 +12,6 @@ import duckdb
 import pytest
 from gpucost.flows.cli import EXIT_FAILED, EXIT_SOURCE_FAILED, EXIT_USAGE, main
 from gpucost.flows.pipeline import ingest_files
-from gpucost.flows.refresh import refresh_plain
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SKY_TINY = FIXTURES / "skypilot" / "lambda_vms_tiny.csv"
@@ -254,3 +253,33 @@ def test_every_row_out_of_band_fails_the_payload(tmp_path):
     [outcome], published = ingest_files("azure", [path], data_dir=tmp_path / "wh")
     assert (outcome.status, outcome.error_type) == ("failed", "AllRowsRefusedError")
     assert published is not None
+
+
+def test_ingest_refuses_a_file_over_its_cap_without_reading_it(tmp_path, monkeypatch, capsys):
+    """`ingest` had no size cap (a 200 MB CSV took 8 GB and 114 s)."""
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path / "wh"))
+    monkeypatch.setenv("GPUCOST_INGEST_MAX_BYTES", "100")
+    assert main(["ingest", "skypilot", str(SKY_TINY)]) == EXIT_SOURCE_FAILED
+    out = capsys.readouterr().out
+    assert "REFUSED PayloadTooLargeError" in out and "GPUCOST_INGEST_MAX_BYTES" in out
+    [(status, path)] = _raw(tmp_path / "wh", "select status, payload_path from fetches")
+    assert (status, path) == ("failed", None)
+    assert not (tmp_path / "wh" / "raw" / "skypilot").exists()  # nothing saved
+
+
+def test_a_zip_member_expanding_past_its_cap_is_refused(tmp_path, monkeypatch):
+    """The OCI zip was expanded without a size check (1 MB zip, 2.2 GB)."""
+    import io
+    import zipfile
+
+    from gpucost.catalog.sources import base, oci
+    from gpucost.catalog.records import Payload, PayloadTooLargeError
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("shapes.json", b'{"items": [' + b" " * (4 << 20) + b"]}")
+        archive.writestr("products.json", b'{"items": []}')
+    monkeypatch.setattr(base, "MAX_UNZIPPED_BYTES", 1 << 20)
+    with pytest.raises(PayloadTooLargeError, match="shapes.json expands to"):
+        oci.parse(Payload(name="oci.zip", content=buffer.getvalue()))
+    assert len(buffer.getvalue()) < 20_000
