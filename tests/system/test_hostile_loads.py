@@ -272,8 +272,8 @@ def test_a_zip_member_expanding_past_its_cap_is_refused(tmp_path, monkeypatch):
     import io
     import zipfile
 
-    from gpucost.catalog.sources import base, oci
     from gpucost.catalog.records import Payload, PayloadTooLargeError
+    from gpucost.catalog.sources import base, oci
 
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
