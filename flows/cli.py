@@ -264,13 +264,16 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         from gpucost.warehouse.publish import (
             DataDirNotWritableError,
+            NoWarehouseError,
             ShrinkRefusedError,
             WarehouseBusyError,
+            WarehouseUnreadableError,
         )
         from gpucost.warehouse.store import RawStoreUnreadableError
 
         if isinstance(exc, (WarehouseBusyError, DataDirNotWritableError, ShrinkRefusedError,
-                            RawStoreUnreadableError)):
+                            RawStoreUnreadableError, WarehouseUnreadableError,
+                            NoWarehouseError)):
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_FAILED
         if isinstance(exc, OSError) and exc.errno is not None:  # disk full, I/O error...

@@ -129,11 +129,15 @@ def closed_pipe_is_fine() -> Iterator[None]:
 def _connect() -> Any | None:
     """A read-only connection to the published warehouse, or None (the reason printed)."""
     from gpucost.warehouse import data_dir
-    from gpucost.warehouse.publish import NoWarehouseError, connect_readonly
+    from gpucost.warehouse.publish import (
+        NoWarehouseError,
+        WarehouseUnreadableError,
+        connect_readonly,
+    )
 
     try:
         return connect_readonly(data_dir())
-    except NoWarehouseError as exc:
+    except (NoWarehouseError, WarehouseUnreadableError) as exc:
         _err(str(exc))
         return None
 

@@ -35,6 +35,10 @@ class NoWarehouseError(Exception):
     """Nothing has been published yet."""
 
 
+class WarehouseUnreadableError(Exception):
+    """The published file exists but cannot be read (corrupt, truncated, not DuckDB)."""
+
+
 class DataDirNotWritableError(Exception):
     """The data directory (or its writer lock) cannot be written: read-only, no permission."""
 
@@ -126,7 +130,10 @@ def shrink_of(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
     published = serving_path(data_dir)
     if not published.exists():
         return []
-    con.execute("attach ? as previous (read_only)", [str(published)])
+    try:
+        con.execute("attach ? as previous (read_only)", [str(published)])
+    except duckdb.Error:  # an unreadable published file is no baseline: rebuild over it
+        return []
     try:
         tables = {r[0] for r in con.execute(
             "select table_name from duckdb_tables() where database_name = 'previous'"
@@ -167,7 +174,15 @@ def connect_readonly(data_dir: Path, *, allow_files: bool = False) -> duckdb.Duc
     config: dict[str, str | bool] = {}
     if not allow_files:
         config["enable_external_access"] = False
-    con = duckdb.connect(str(path), read_only=True, config=config)
+    try:
+        con = duckdb.connect(str(path), read_only=True, config=config)
+    except duckdb.Error as exc:
+        if "lock" in str(exc).lower():
+            raise
+        raise WarehouseUnreadableError(
+            f"the published warehouse {path} cannot be read "
+            f"({' '.join(str(exc).split())[:160]}); rebuild it from the raw layer with "
+            "`gpucost refresh` (or `gpucost ingest`): raw.duckdb is a separate file") from None
     if not allow_files:
         con.execute("set lock_configuration = true")
     return con

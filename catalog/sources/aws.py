@@ -344,7 +344,12 @@ def _parse_history(text: str, payload: Payload) -> ParseResult:
     result = ParseResult(stream="")
     latest: dict[tuple[str, object], tuple[datetime, float, str]] = {}
     for row in rows:
-        row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+        if None in row or None in row.values():  # more or fewer cells than the header
+            result.rejects.append(Reject(
+                "malformed_row", "a row with more or fewer cells than the header",
+                ",".join(str(v) for v in row.values())[:500]))
+            continue
+        row = {k.strip().lower(): v.strip() for k, v in row.items()}
         instance = row.get("instance", "")
         when = _when(row.get("timestamp", ""))
         raw = ",".join(f"{k}={v}" for k, v in row.items())

@@ -283,3 +283,31 @@ def test_a_zip_member_expanding_past_its_cap_is_refused(tmp_path, monkeypatch):
     with pytest.raises(PayloadTooLargeError, match="shapes.json expands to"):
         oci.parse(Payload(name="oci.zip", content=buffer.getvalue()))
     assert len(buffer.getvalue()) < 20_000
+
+
+def test_a_corrupted_published_file_is_one_line_and_a_refresh_rebuilds_it(tmp_path,
+                                                                          monkeypatch, capsys):
+    data = tmp_path / "wh"
+    offers = _good_warehouse(data)
+    published = data / "gpucost.duckdb"
+    published.write_bytes(published.read_bytes()[:100_000])
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(data))
+    for argv in (["sql", "select 1"], ["tables"], ["sources"]):
+        assert main(argv) == EXIT_FAILED
+        err = capsys.readouterr().err.strip()
+        assert "published warehouse" in err and "cannot be read" in err and "\n" not in err
+    monkeypatch.setenv("GPUCOST_SOURCE_URL_LAMBDA", "http://127.0.0.1:9/pricing")  # refused
+    assert main(["refresh", "--no-prefect", "--source", "lambda"]) == 0
+    [(n,)] = _published(data, "select count(*) from gpu_offers where source = 'skypilot'")
+    assert n == offers
+
+
+def test_an_aws_history_row_with_an_extra_field_is_a_reject_not_a_crash(tmp_path):
+    body = ("timestamp,instance,price_usd\n2025-04-23T18:52:57,p5.48xlarge,98.32\n"
+            "2025-05-01T00:00:00,p5.48xlarge,55.04,extra,fields\n")
+    path = tmp_path / "p5.48xlarge_us-east-1_ondemand_history.csv"
+    path.write_text(body)
+    [outcome], _ = ingest_files("aws", [path], data_dir=tmp_path / "wh")
+    assert (outcome.status, outcome.rows_loaded, outcome.rows_rejected) == ("replayed", 1, 1)
+    [(reason,)] = _raw(tmp_path / "wh", "select reason from rejects")
+    assert reason == "malformed_row"
