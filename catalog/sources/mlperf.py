@@ -6,10 +6,11 @@ submitter: the accelerator as the vendor/OEM spells it ("NVIDIA H200-SXM-141GB",
 per node, free-text hardware notes ("H200 TGP 700W"). A vendor-authored source for memory and
 power of shipped SKUs, and a rich source of real-world spellings for catalog/aliases.csv.
 
-Read from one file. The stream is "<submitter>/<system_name>#<8 hex digits of the document's
-canonical JSON hash>": named from the content, not the file name, so every system stays in
-force (two files may share a system_name: 92 recorded files, 88 names) and the same document
-ingested under another name is the same stream:
+Read from one file (the stream is "<submitter>/<file stem>", so every system stays in force).
+The file stem is the system's id in the results repository (results refer to
+`systems/<id>.json`; two files may share a system_name: 92 recorded files, 88 names), so it is
+the stream's identity: a file served again at the same path replaces its predecessor (and the
+row-count guard applies), and the same bytes under another name load once ('unchanged').
 
 * accelerator_model_name -> the name; "N/A", "", "TODO" or accelerators_per_node 0 is a
   CPU-only system: the payload is valid and loads no figure, only Reject("no_accelerator");
@@ -29,7 +30,6 @@ MAX_FILES files. Results rounds are immutable: an identical file reloads as 'unc
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -110,9 +110,8 @@ def parse(payload: Payload) -> ParseResult:
         raise ParseError(f"mlperf {payload.name}: no accelerator_model_name field "
                          "(not an MLPerf system description)")
     submitter = _text(data.get("submitter")) or "unknown"
-    system = _text(data.get("system_name")) or PurePosixPath(payload.name).stem
-    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:8]
-    result = ParseResult(stream=f"{submitter}/{system[:160]}#{digest}")
+    stem = PurePosixPath(payload.name).stem
+    result = ParseResult(stream=f"{submitter}/{stem}")
     raw = json.dumps({k: v for k, v in data.items() if k.startswith("accelerator")
                       or k in ("hw_notes", "system_name", "submitter", "number_of_nodes")},
                      sort_keys=True)[:2000]

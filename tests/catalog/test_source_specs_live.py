@@ -139,7 +139,7 @@ def test_mlperf_walks_the_contents_api(server: LocalServer,
     assert failures == {}  # a submitter without systems/ (404) is normal
     assert [p.name for p in payloads] == ["NVIDIA/systems/DGX-H100.json"]
     result = mlperf.parse(payloads[0])
-    assert result.stream.startswith("NVIDIA/DGX-H100#")
+    assert result.stream == "NVIDIA/DGX-H100"
     assert {s.metric for s in result.specs} == {"memory_gb", "accelerators_per_system"}
 
 

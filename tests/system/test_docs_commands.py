@@ -270,7 +270,7 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory,
     mp.setattr(_module("gpucost.catalog.http"), "fetch", _offline_fetch)
     ingested = {}
     with pytest.MonkeyPatch.context() as deferred:
-        deferred.setattr(pipeline, "publish", lambda data_dir: None)
+        deferred.setattr(pipeline, "publish", lambda data_dir, **kwargs: None)
         for cmd in COMMANDS:
             if _is_ingest(cmd) and cmd.skip is None:
                 ingested[cmd.where] = _run_inprocess(_argv(cmd))

@@ -311,3 +311,29 @@ def test_an_aws_history_row_with_an_extra_field_is_a_reject_not_a_crash(tmp_path
     assert (outcome.status, outcome.rows_loaded, outcome.rows_rejected) == ("replayed", 1, 1)
     [(reason,)] = _raw(tmp_path / "wh", "select reason from rejects")
     assert reason == "malformed_row"
+
+
+def test_the_same_document_under_another_name_is_counted_once(tmp_path, shared_data):
+    """ROCm and MLPerf streams were named after the file: the same document ingested under
+    another name counted twice. ROCm's stream is now named from the content; an MLPerf
+    system's id is its file name in the results repository, and the same bytes under
+    another name load nothing."""
+    data = tmp_path / "wh"
+    system = next((shared_data / "specs/mlperf_inference_v4.1_systems/NVIDIA").glob("*.json"))
+    doc = shared_data / "specs/rocm_docs/mi300.md"
+    renamed = tmp_path / "copy"
+    renamed.mkdir()
+    (renamed / "renamed-system.json").write_bytes(system.read_bytes())
+    (renamed / "instinct.md").write_bytes(doc.read_bytes())
+    ingest_files("mlperf", [system], data_dir=data, rebuild=False)
+    ingest_files("rocm", [doc], data_dir=data)
+    before = dict(_published(data, "select source, rows_in_force from source_health "
+                                   "where source in ('mlperf', 'rocm')"))
+    [again], _ = ingest_files("mlperf", [renamed / "renamed-system.json"], data_dir=data,
+                              rebuild=False)
+    [other], _ = ingest_files("rocm", [renamed / "instinct.md"], data_dir=data)
+    assert again.status == other.status == "unchanged"
+    assert other.stream == "mi300"
+    after = dict(_published(data, "select source, rows_in_force from source_health "
+                                  "where source in ('mlperf', 'rocm')"))
+    assert after == before and before["mlperf"] > 0 and before["rocm"] > 0
