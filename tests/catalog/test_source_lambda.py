@@ -111,3 +111,19 @@ def test_unknown_layout_is_a_parse_error() -> None:
 def test_layout_without_prices_is_an_empty_payload() -> None:
     with pytest.raises(EmptyPayloadError, match="no priced row"):
         _parse(FIXTURES / "layout_without_prices.html")
+
+
+def test_a_price_in_exponent_form_is_not_read_as_its_first_digit() -> None:
+    """`$1e308` on the page was read as $1 (issue "Hostile input", item 5)."""
+    page = (FIXTURES / "lambda_2026_tabs_min.html").read_text()
+    first = page.index("$")
+    end = first + 1
+    while page[end] in "0123456789.,":
+        end += 1
+    hostile = page[:first] + "$1e308" + page[end:]
+    normal = lambda_cloud.parse(Payload(name="p.html", content=page.encode()))
+    result = lambda_cloud.parse(Payload(name="p.html", content=hostile.encode()))
+    assert len(result.prices) == len(normal.prices) - 1
+    assert all(p.price_per_hour < 1000 for p in result.prices)
+    assert lambda_cloud._price("$1e308 / GPU / hr") is None
+    assert lambda_cloud._price("$2.99 / GPU / hr") == 2.99

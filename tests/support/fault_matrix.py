@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import threading
+import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -37,21 +38,24 @@ METHOD = """\
   all sources concurrently, save raw, parse, load, build, check, publish) runs against it.
 * **Which requests a fault hits.** In a run, each source is given one fault or none (a
   control). Transport faults (HTTP 500, HTTP 429, timeout, connection reset, truncated body,
-  over the size cap) hit EVERY request of the failing source, navigation documents included,
+  over the size cap, a body dribbled one byte at a time, a redirect to another host, a gzip
+  bomb) hit EVERY request of the failing source, navigation documents included,
   and every retry: the host misbehaves, so a multi-step walk fails at its first request.
-  Content faults (changed layout, empty catalog, non-UTF-8 bytes, wrong content type) hit every
+  Content faults (changed layout, empty catalog, non-UTF-8 bytes, wrong content type, nested
+  brackets) hit every
   DATA document of the failing source, i.e. every document its parser reads; the navigation
   documents that only lead to them (AWS indexes, gpuhunt version file, MLPerf listings) stay
   good so the fault reaches the parser. Bodies are per document format (JSON, CSV, HTML,
   RST/MyST markup, zip); "empty catalog" is the source's own well-formed document with no
   offer or accelerator (an Azure page with `Items: []`, a CSV header, a list-table header,
   `{}`, a system description without accelerator...). `robots.txt` is always 404.
-* **Schedule** (13 refresh runs, each (source, fault) pair exactly once): two runs for the
-  timeout fault, half of the sources timing out while the other half are controls; then 11
-  runs in which source *i* (alphabetical) gets slot (*i* + *k*) mod 11 of [the 9 other faults,
-  control, control], so every run has 2 to 4 controls while the other sources fail, each with
-  its own fault, at the same time. Faults therefore run side by side, which tests isolation
-  harder than one fault at a time and needs 13 publishes instead of 20. Each run works on its
+* **Schedule** (18 refresh runs, each (source, fault) pair exactly once): two runs for each
+  fault that holds a request until a client limit (timeout, slow body), half of the sources
+  failing while the other half are controls; then 14 runs in which source *i* (alphabetical)
+  gets slot (*i* + *k*) mod 14 of [the 12 other faults, control, control], so every run has 2
+  to 4 controls while the other sources fail, each with its own fault, at the same time.
+  Faults therefore run side by side, which tests isolation harder than one fault at a time
+  and needs 18 publishes instead of 196. Each run works on its
   own copy of the baseline. Runs are pipelined in two threads: run k+1 starts, and the server
   switches to its faults, only once every request of run k is over (fetch phases never
   overlap), while run k's loading, model build and publish go on.
@@ -68,6 +72,9 @@ GOOD_FIXTURES: dict[str, tuple[str, ...]] = {
     name: tuple(module.BASELINE) for name, module in live_walk.walks().items()}
 
 TIMEOUT_S = 0.4  # client read timeout during the fault runs
+DEADLINE_S = 4.0  # a source's whole fetch during the fault runs (production: 600 s)
+# faults that hold a request until a client limit: two runs each, half of the sources failing
+SLOW_FAULTS = ("timeout", "slow_body")
 SIZE_CAP = 256 * 1024  # client size cap during the fault runs (Vast's fixture is 100 KB)
 
 Reply = tuple[int, dict[str, str], bytes]
@@ -99,6 +106,16 @@ FAULTS = [
     Fault("empty_catalog", "200 with a well-formed document holding no offers / accelerators",
           frozenset({"EmptyPayloadError"}), False),
     Fault("non_utf8", "200 with bytes that are not UTF-8", frozenset({"ParseError"}), False),
+    Fault("slow_body", "a 200 whose body comes one byte per 50 ms: every read is within the "
+          "read timeout, the whole never within the fetch deadline",
+          frozenset({"DeadlineExceededError"}), True),
+    Fault("off_host_redirect", "302 to another host (127.0.0.2)",
+          frozenset({"OffHostLinkError"}), True),
+    Fault("gzip_bomb", "a gzip body that expands past the size cap (64 MiB of zeros in "
+          "64 KiB)", frozenset({"ResponseTooLargeError"}), True),
+    Fault("nested_brackets", "200 with 100,000 nested brackets (HTML: nested divs): a "
+          "RecursionError for a JSON parser", frozenset({"ParseError", "UnexpectedPayloadError"}),
+          False),
     Fault("wrong_content_type", "200 with a document of another type (HTML for JSON...)",
           frozenset({"ParseError"}), False),
 ]
@@ -124,10 +141,11 @@ def schedule(names: list[str]) -> list[dict[str, str | None]]:
     """Runs as {source: fault name, or None for a control}; each (source, fault) exactly once."""
     names = sorted(names)
     runs: list[dict[str, str | None]] = [
-        {s: ("timeout" if i % 2 == parity else None) for i, s in enumerate(names)}
-        for parity in (0, 1)
+        {s: (slow if i % 2 == parity else None) for i, s in enumerate(names)}
+        for slow in SLOW_FAULTS for parity in (0, 1)
     ]
-    slots: list[str | None] = [f.name for f in FAULTS if f.name != "timeout"] + [None, None]
+    slots: list[str | None] = [f.name for f in FAULTS if f.name not in SLOW_FAULTS] + [None,
+                                                                                         None]
     for k in range(len(slots)):
         runs.append({s: slots[(i + k) % len(slots)] for i, s in enumerate(names)})
     return runs
@@ -159,6 +177,17 @@ CHANGED_LAYOUT = {
 ERROR_PAGE = b"<!doctype html><html><body><p>Service temporarily moved</p></body></html>"
 
 
+def _gzip_zeros(mebibytes: int) -> bytes:
+    co = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = b"\0" * (1 << 20)
+    return b"".join(co.compress(block) for _ in range(mebibytes)) + co.flush()
+
+
+GZIP_BOMB = _gzip_zeros(64)
+NESTED = b"[" * 100_000
+NESTED_HTML = b"<html><body>" + b"<div>" * 20_000 + b"</body></html>"
+
+
 def fault_reply(fault: str, doc: Doc) -> Reply | Action:
     """What the server sends for `doc` to a source failing with `fault`."""
     ctype = {"Content-Type": CONTENT_TYPES[doc.fmt]}
@@ -170,6 +199,14 @@ def fault_reply(fault: str, doc: Doc) -> Reply | Action:
         return 429, {"Retry-After": "0"}, b"slow down"
     if fault in ("timeout", "connection_reset", "truncated_body"):
         return fault
+    if fault == "slow_body":
+        return "dribble"
+    if fault == "off_host_redirect":
+        return 302, {"Location": f"http://127.0.0.2:9{doc.path}"}, b""
+    if fault == "gzip_bomb":
+        return 200, {**ctype, "Content-Encoding": "gzip"}, GZIP_BOMB
+    if fault == "nested_brackets":
+        return 200, ctype, NESTED_HTML if doc.fmt == "html" else NESTED
     if fault == "over_size_cap":
         return 200, ctype, doc.good + b" " * (SIZE_CAP * 2)
     if fault == "changed_layout":
@@ -263,6 +300,7 @@ def fast_clients() -> Iterator[None]:
         (gpucost.catalog.http, "ROBOTS_TIMEOUT", (TIMEOUT_S, TIMEOUT_S)),
         (gpucost.catalog.http, "PACING", 0.0),
         (gpucost.catalog.http, "DEFAULT_BACKOFF_S", 0.0),
+        (gpucost.catalog.http, "FETCH_DEADLINE_S", DEADLINE_S),
     ]
     env = {f"GPUCOST_SOURCE_PARTS_{name.upper()}": ",".join(keys)
            for name, keys in PARTS.items()}

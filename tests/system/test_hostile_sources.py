@@ -113,3 +113,15 @@ def test_a_directory_given_to_ingest_says_so(tmp_path, capsys):
     assert main(["ingest", "lambda", str(tmp_path)]) == EXIT_USAGE
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {tmp_path}: a directory") and "\n" not in err
+
+
+def test_a_gzip_bomb_robots_txt_keeps_a_refresh_under_1_gb():
+    """A 4 MB gzip-bomb robots.txt (4 GiB of zeros) took 8.6 GB: now it counts as absent
+    (read streamed, capped after decoding) and the whole refresh, in its own process, peaks
+    far below 1 GB (measured with getrusage)."""
+    from hostile_cases import PEAK_RSS_LIMIT_MB, measure_bomb_refresh
+
+    measured = measure_bomb_refresh()
+    assert measured["status"] == "live" and measured["published"]
+    assert measured["bomb_bytes"] < 5_000_000
+    assert measured["peak_rss_mb"] < PEAK_RSS_LIMIT_MB, measured

@@ -1,0 +1,166 @@
+"""The hostile-input cases of issue "Hostile input" beyond the fault matrix, each with the test
+that asserts it (docs/reliability.md lists them with their outcome; tests/system/
+test_hostile_cases_doc.py checks every node id exists), and the peak-memory measurement of a
+refresh facing a gzip-bomb robots.txt.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PEAK_RSS_LIMIT_MB = 1024
+
+
+@dataclass(frozen=True)
+class Case:
+    item: int  # the numbered failure of the issue
+    case: str  # what was tried
+    now: str  # the behaviour now
+    test: str  # pytest node id (relative to the repository root)
+
+
+_L = "tests/system/test_hostile_loads.py::"
+_S = "tests/system/test_hostile_sources.py::"
+_H = "tests/catalog/test_http_hostile.py::"
+_Q = "tests/flows/test_cli_sql.py::"
+_LIVE = "tests/catalog/test_source_live.py::"
+
+CASES: list[Case] = [
+    Case(1, "a future date in a file name (`lambda_vms_2031-01-01.csv`)",
+         "refused (ObservationDateError), never holds the stream; later data is in force",
+         _L + "test_a_future_date_in_a_file_name_is_refused_and_never_holds_the_stream"),
+    Case(1, "`--observed-at` 2031-01-01, 9999-12-31, 0001-01-01 (crashed), 2009-12-31",
+         "usage error in one line, exit 2",
+         _L + "test_an_implausible_observed_at_option_is_a_usage_error"),
+    Case(1, "a truncated replay as the newest payload of its stream (Epoch 1,324 -> 704)",
+         "refused by the row-count guard; `ingest --force` loads it",
+         _L + "test_a_truncated_replay_is_refused_unless_forced"),
+    Case(2, "raw.duckdb deleted while a warehouse is published (7,744 offers -> 53)",
+         "publish refused (ShrinkRefusedError), exports untouched; `--allow-shrink` publishes",
+         _L + "test_losing_raw_duckdb_never_publishes_an_empty_warehouse"),
+    Case(2, "a zero-byte or corrupt raw.duckdb",
+         "one line with the way out (RawStoreUnreadableError), exit 1, nothing touched",
+         _L + "test_an_unreadable_raw_duckdb_is_one_line_with_the_way_out"),
+    Case(3, "Vast nested brackets, a 400-digit price, a corrupt gpuhunt zip, Azure nesting",
+         "that file's named failure (UnexpectedPayloadError); the others load and publish",
+         _S + "test_a_hostile_payload_is_a_named_failure_of_its_file"),
+    Case(3, "a hostile live source beside a good one",
+         "the hostile source fails alone; the good one is live; published",
+         _S + "test_a_hostile_live_source_fails_alone"),
+    Case(4, "a body dribbled one byte every 50 ms",
+         "cut at the fetch deadline (DeadlineExceededError)",
+         _H + "test_a_dribbling_body_is_cut_at_the_deadline"),
+    Case(4, "a dribbling robots.txt", "cut at the same deadline",
+         _H + "test_a_dribbling_robots_txt_is_cut_at_the_deadline"),
+    Case(4, "GPUCOST_FETCH_DEADLINE_S bounds a source's whole fetch",
+         "the source fails within the deadline",
+         _H + "test_the_deadline_is_a_source_setting"),
+    Case(5, "a x6 price 8 months after the previous observation (was: only 90 days back)",
+         "price_jump reject", _L + "test_a_jump_after_a_long_silence_is_still_a_jump"),
+    Case(5, "Infinity and 1e308 for an unmapped GPU (were published)",
+         "price_not_finite / price_out_of_band (generic band) rejects",
+         _L + "test_an_infinite_or_huge_price_is_never_published"),
+    Case(5, "every row out of band, `refresh --strict` (was: live, loaded 0, exit 0)",
+         "failed (AllRowsRefusedError), exit 3, rejects kept",
+         _L + "test_a_payload_whose_every_row_is_refused_is_a_failed_source"),
+    Case(5, "Azure prices x100 through `ingest` (was a TypeError)",
+         "failed (AllRowsRefusedError), still published",
+         _L + "test_every_row_out_of_band_fails_the_payload"),
+    Case(5, "`$1e308` on the Lambda page (read as $1)", "no price read: a named reject",
+         "tests/catalog/test_source_lambda.py::test_a_price_in_exponent_form_is_not_read_as_"
+         "its_first_digit"),
+    Case(6, "`sql --format json` of NaN and Infinity", "valid JSON (null)",
+         _Q + "test_json_is_strict_nan_and_infinity_are_null"),
+    Case(7, "user:password in GPUCOST_SOURCE_URL_*",
+         "masked in the summary, raw.fetches, source_health, exports, report, `sources`",
+         _S + "test_credentials_in_a_source_url_never_leave_the_process"),
+    Case(8, "a redirect to another host", "not followed (OffHostLinkError)",
+         _H + "test_a_redirect_to_another_host_is_not_followed"),
+    Case(8, "an Azure NextPageLink to another host", "not followed (OffHostLinkError)",
+         _LIVE + "test_azure_next_page_link_to_another_host_is_not_followed"),
+    Case(8, "a NextPageLink that changes on every page, items repeating",
+         "the walk is refused (PagingLoopError) at page 2",
+         _LIVE + "test_azure_a_page_repeating_items_refuses_the_walk"),
+    Case(8, "a NextPageLink seen twice; more pages than the cap",
+         "the walk is refused (PagingLoopError)",
+         _LIVE + "test_azure_page_cap_refuses_the_walk"),
+    Case(9, "a gzip bomb body", "refused at the size cap, counted after decoding",
+         _H + "test_a_gzip_bomb_stops_at_the_size_cap_after_decoding"),
+    Case(9, "a gzip-bomb robots.txt (4 MB, 4 GiB of zeros; took 8.6 GB)",
+         f"counts as absent; a whole refresh facing it peaks under {PEAK_RSS_LIMIT_MB} MB",
+         _S + "test_a_gzip_bomb_robots_txt_keeps_a_refresh_under_1_gb"),
+    Case(9, "a zip member expanding past its cap (OCI: 1 MB zip, 2.2 GB)",
+         "refused (PayloadTooLargeError)",
+         _L + "test_a_zip_member_expanding_past_its_cap_is_refused"),
+    Case(9, "`ingest` of a file above its cap (a 200 MB CSV took 8 GB)",
+         "refused without reading it (PayloadTooLargeError)",
+         _L + "test_ingest_refuses_a_file_over_its_cap_without_reading_it"),
+    Case(10, "a recursive CTE that never ends", "interrupted at the time limit (30 s default)",
+         _Q + "test_a_runaway_query_is_stopped_by_the_time_limit"),
+    Case(10, "`range(10000000)` in a text format", "cut at the row limit, and says so",
+         _Q + "test_the_table_format_is_cut_at_max_rows_and_says_so"),
+    Case(10, "`sql \"\"`, `\";\"`, a comment only", "usage error, exit 2",
+         _Q + "test_an_empty_query_is_a_usage_error"),
+    Case(11, "an AWS history row with an extra field", "a malformed_row reject",
+         _L + "test_an_aws_history_row_with_an_extra_field_is_a_reject_not_a_crash"),
+    Case(11, "disk full during `ingest` (hidden behind \"cannot rollback\")",
+         "the real error in one line, exit 1; earlier loads intact",
+         _L + "test_disk_full_during_ingest_names_the_real_error_and_keeps_what_was_loaded"),
+    Case(11, "a read-only data directory (OSError 30 on the writer lock)", "one line, exit 1",
+         _L + "test_a_read_only_data_directory_is_one_line"),
+    Case(11, "`sql` (and tables, sources) on a corrupted published file",
+         "one line, exit 1; the next refresh rebuilds it",
+         _L + "test_a_corrupted_published_file_is_one_line_and_a_refresh_rebuilds_it"),
+    Case(11, "a directory passed to `ingest`", "says it is a directory, exit 2",
+         _S + "test_a_directory_given_to_ingest_says_so"),
+    Case(11, "ROCm / MLPerf document ingested under another name",
+         "counted once (ROCm stream from content; MLPerf system id = file name)",
+         _L + "test_the_same_document_under_another_name_is_counted_once"),
+    Case(11, "CSV-formula names (`=cmd|...`) in CSV exports", "quoted with a leading '",
+         "tests/warehouse/test_exports.py::test_csv_cells_that_start_like_a_formula_are_quoted"),
+]
+
+
+BOMB_REFRESH = textwrap.dedent("""
+    import json, resource, sys, tempfile, zlib
+    from pathlib import Path
+    sys.path.insert(0, {support!r})
+    import loopback
+    co = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = b"\\0" * (1 << 20)
+    member = b"".join(co.compress(block) for _ in range(64)) + co.flush()
+    bomb = member * 64  # 64 gzip members of 64 MiB each: 4 GiB of zeros in 4 MB
+    page = Path({page!r}).read_bytes()
+    def route(method, path, body, headers):
+        if path == "/robots.txt":
+            return 200, {{"Content-Encoding": "gzip", "Content-Type": "text/plain"}}, bomb
+        return 200, {{"Content-Type": "text/html"}}, page
+    import os
+    from gpucost.catalog import http
+    http.PACING = 0.0
+    from gpucost.flows.refresh import refresh_plain
+    with loopback.serve(route) as base, tempfile.TemporaryDirectory() as tmp:
+        os.environ["GPUCOST_SOURCE_URL_LAMBDA"] = base + "/pricing"
+        summary = refresh_plain(["lambda"], data_dir=Path(tmp))
+        status = {{s.source: s.status for s in summary.sources}}["lambda"]
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({{"bomb_bytes": len(bomb), "status": status, "published": summary.published,
+                      "peak_rss_mb": round(peak, 1)}}))
+""")
+
+
+def measure_bomb_refresh() -> dict[str, object]:
+    """A whole refresh (lambda, html: robots.txt read first) in a fresh process whose
+    robots.txt is a 4 MB gzip bomb (4 GiB of zeros): its status and peak RSS in MB."""
+    script = BOMB_REFRESH.format(support=str(ROOT / "tests" / "support"),
+                                 page=str(ROOT / "tests" / "fixtures" / "lambda" /
+                                          "lambda_2026_tabs_min.html"))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=300, check=True, cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])

@@ -1,0 +1,26 @@
+"""Every hostile-input case listed in docs/reliability.md names a test that exists."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from hostile_cases import CASES, ROOT
+
+
+def _tests_in(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def test_every_case_names_an_existing_test() -> None:
+    missing = []
+    for case in CASES:
+        file, name = case.test.split("::")
+        if name not in _tests_in(ROOT / file):
+            missing.append(case.test)
+    assert not missing
+
+
+def test_every_numbered_failure_of_the_issue_has_a_case() -> None:
+    assert {c.item for c in CASES} == set(range(1, 12))
