@@ -142,8 +142,10 @@ def main() -> int:
         " `tests/system/test_faults.py::test_fault_is_named_isolated_and_loses_nothing[<fault>]`.",
         f"Client settings during the runs: read and connect timeout {fm.TIMEOUT_S} s, fetch"
         f" deadline {fm.DEADLINE_S:.0f} s per source, size cap"
-        f" {fm.SIZE_CAP // 1024} KiB, 3 retries without backoff or politeness delay (production:"
-        " 5/30 s, deadline 600 s, 64 MiB, backoff 1-2-4 s, TechPowerUp 5 s and ROCm/MLPerf 1 s between"
+        f" {fm.SIZE_CAP // 1024} KiB, 3 retries without backoff or politeness delay"
+        " (production:"
+        " 5/30 s, deadline 600 s, 64 MiB, backoff 1-2-4 s, TechPowerUp 5 s and ROCm/MLPerf 1 s"
+        " between"
         " requests); SkyPilot, AWS, gpuhunt and TechPowerUp limited to the parts their fixtures"
         " cover (the lambda cloud, us-east-1, nebius, three pages).",
         "",
