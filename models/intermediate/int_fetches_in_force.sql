@@ -2,7 +2,9 @@
 --
 -- * a successful fetch: status ok, replayed or unchanged, with no error. A good fetch: status
 --   ok or replayed, no error, rows loaded. Failed and refused fetches (status failed, or an
---   error_type such as RowCountCollapseError) never displace the data in force.
+--   error_type such as RowCountCollapseError) never displace the data in force; nor does a
+--   fetch observed more than a day in the future (the loader refuses those since issue
+--   "Hostile input"; a raw layer written before may still hold one).
 -- * recency is observed_at (when the prices were true), then fetch_id, as in the loader: a
 --   backfill replayed today of an older payload does not displace newer data.
 -- * in force: the good fetch carrying the payload (sha256) of the latest successful fetch,
@@ -25,6 +27,8 @@ successful_fetches as (
     select * from fetches
     where fetches.status in ('ok', 'replayed', 'unchanged')
         and fetches.error_type is null
+        and coalesce(fetches.observed_at, fetches.finished_at, fetches.started_at)
+            <= current_timestamp + interval 1 day
 
 ),
 

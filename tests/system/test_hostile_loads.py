@@ -337,3 +337,23 @@ def test_the_same_document_under_another_name_is_counted_once(tmp_path, shared_d
     after = dict(_published(data, "select source, rows_in_force from source_health "
                                   "where source in ('mlperf', 'rocm')"))
     assert after == before and before["mlperf"] > 0 and before["rocm"] > 0
+
+
+def test_a_future_fetch_already_in_the_raw_layer_is_not_in_force(tmp_path, monkeypatch):
+    """A raw layer written before the date check may hold a fetch dated 2031: the models
+    ignore it, so the real newest payload stays in force."""
+    from datetime import UTC, datetime
+
+    from gpucost.warehouse import store
+
+    data = tmp_path / "wh"
+    ingest_files("skypilot", [SKY_TINY], data_dir=data, rebuild=False,
+                 observed_at=datetime(2026, 3, 1, tzinfo=UTC))
+    monkeypatch.setattr(store, "plausible", lambda when: True)  # as before the check
+    doubled = _scaled(SKY_TINY, tmp_path / "lambda_vms_x2.csv", 2.0)
+    [future], _ = ingest_files("skypilot", [doubled], data_dir=data,
+                               observed_at=datetime(2031, 1, 1, tzinfo=UTC))
+    assert future.status == "replayed"
+    [(price,)] = _published(data, "select price_per_hour from gpu_offers where source = "
+                                  "'skypilot' and sku = 'gpu_8x_h100_sxm5'")
+    assert price == 31.92  # the 2026 payload, not the 2031 one (63.84)
