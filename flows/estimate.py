@@ -407,6 +407,22 @@ _FLOPS_BASIS = {
 }
 
 
+def _estimated(row: dict[str, Any]) -> bool:
+    """A basis that is an observed price less an assumed discount (reserved_*_cud_est)."""
+    return row.get("basis_kind") == "estimated" or str(row.get("price_basis") or "").endswith(
+        "_est")
+
+
+def _cheapest_rental(rows: list[dict[str, Any]], column: str) -> dict[str, dict[str, Any]]:
+    """Per accelerator, the cheapest rental on an observed basis; an estimated basis (marked
+    "est.") only where no observed one exists: observed prices rank before estimates."""
+    observed = _cheapest(rows, column, lambda r: r["price_basis"] not in (None, "owned")
+                         and not _estimated(r))
+    estimated = _cheapest(rows, column, _estimated)
+    return {**{k: dict(v, price_basis=f"{v['price_basis']} (est.)")
+               for k, v in estimated.items()}, **observed}
+
+
 def _cheapest(rows: list[dict[str, Any]], column: str,
               keep: Any = lambda r: True) -> dict[str, dict[str, Any]]:
     """Per accelerator, the row with the lowest `column` among those `keep` accepts."""
@@ -443,7 +459,7 @@ def _print_training(result: dict[str, Any], out: Any) -> None:
         print(f"Training estimate: {', '.join(what)}; FLOPs {_count(first['flops'])}; "
               f"wall-clock on {gpus}", file=out)
         on_demand = _cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "on_demand_min")
-        rented = _cheapest(rows, "cost_usd", lambda r: r["price_basis"] not in (None, "owned"))
+        rented = _cheapest_rental(rows, "cost_usd")
         owned = _cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "owned")
         order = sorted({r["accelerator_id"]: r for r in rows}.values(),
                        key=lambda r: (rented.get(r["accelerator_id"], {}).get("cost_usd")
@@ -543,7 +559,7 @@ def _print_inference(result: dict[str, Any], out: Any) -> None:
     else:
         column = "usd_per_million_output_tokens"
         on_demand = _cheapest(rows, column, lambda r: r["price_basis"] == "on_demand_min")
-        rented = _cheapest(rows, column, lambda r: r["price_basis"] not in (None, "owned"))
+        rented = _cheapest_rental(rows, column)
         owned = _cheapest(rows, column, lambda r: r["price_basis"] == "owned")
         order = sorted({r["accelerator_id"]: r for r in rows}.values(),
                        key=lambda r: rented.get(r["accelerator_id"], {}).get(column) or math.inf)

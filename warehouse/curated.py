@@ -49,7 +49,26 @@ def load_curated(con: duckdb.DuckDBPyConnection, catalog_dir: Path = CATALOG_DIR
             "escape = '\"', strict_mode = true)",
             [str(path)],
         )
-        counts[name] = con.execute(f"select count(*) from curated.{name}").fetchone()[0]
+        counts[name] = con.execute(f"select count(*) from curated.{name}").fetchall()[0][0]
         if counts[name] == 0:
             raise CuratedDataError(f"curated file has no rows: {path}")
+    counts["sources"] = _load_sources(con)
     return counts
+
+
+def _load_sources(con: duckdb.DuckDBPyConnection) -> int:
+    """curated.sources: every registered source with its kind, documented live endpoint and
+    description (the `source_url` of a replayed payload, which has no URL of its own)."""
+    import pandas as pd
+    from gpucost.catalog import sources
+
+    frame = pd.DataFrame(
+        [(s.name, s.kind, s.default_url, s.description)
+         for s in (sources.get(n) for n in sources.names())],
+        columns=["source", "kind", "default_url", "description"])
+    con.register("_sources", frame)
+    try:
+        con.execute("create or replace table curated.sources as select * from _sources")
+    finally:
+        con.unregister("_sources")
+    return len(frame)

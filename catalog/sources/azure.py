@@ -116,8 +116,14 @@ _SIZES: dict[str, tuple[str, float]] = {
     "NG32ads_V620_v1": ("V620", 1), "NG32adms_V620_v1": ("V620", 1),
     "NG32adms_V620": ("V620", 1),
 }
+# GPU token of an ND96 size -> the GPU (ND96asr_A100_v4 is the A100 40GB of ND96asr_v4; the
+# 80GB one is spelt "ams": ND96amsr_A100_v4, in the table above)
+_ND96_GPUS = {"A100": "A100", "H100": "H100 SXM", "H200": "H200", "MI300X": "MI300X"}
+# Sizes whose GPU count Azure does not document per size (the count stays unknown, so no
+# per-GPU price; unmapped_gpu_names lists them with reason gpu_count_unknown): the NC A10 v4,
+# NV V710 v5 and NC RTX PRO 6000 BSE v6 series, whose sizes include GPU partitions.
 # Accelerator tokens in size names that are not GPU models (interconnect markers etc.).
-_NOT_GPU_TOKENS = frozenset({"NDR", "Promo"})
+_NOT_GPU_TOKENS = frozenset({"NDR", "Promo", "noIB", "flex", "xl"})
 
 
 def gpu_of_size(arm_sku_name: str) -> tuple[str, float | None]:
@@ -136,7 +142,12 @@ def gpu_of_size(arm_sku_name: str) -> tuple[str, float | None]:
     tokens = [t for t in m.group("rest").split("_") if t]
     accel = [t for t in tokens if not re.fullmatch(r"v\d+", t) and t not in _NOT_GPU_TOKENS]
     if accel:
-        return accel[-1], None
+        name = accel[-1]
+        # by rule: every ND96 size is an 8-GPU VM (ND A100 v4, ND H100 v5, ND H200 v5,
+        # ND MI300X v5 series: the variants without InfiniBand, "flex" or "asr" sizes included)
+        if m.group("series") == "ND" and m.group("vcpus") == "96" and name in _ND96_GPUS:
+            return _ND96_GPUS[name], 8.0
+        return name, None
     version = next((t for t in tokens if re.fullmatch(r"v\d+", t)), "")
     return m.group("series") + version, None
 
@@ -230,6 +241,8 @@ def _reject_reason(item: dict[str, Any]) -> tuple[str, str] | None:
         return "cloud_services_meter", product
     if "Low Priority" in meter:
         return "low_priority_retired", meter.strip()
+    if str(item.get("armSkuName") or "").endswith("_Promo") or "Promo" in meter:
+        return "retired_promo_size", f"{item.get('armSkuName')}: a retired promotional size"
     if item.get("unitOfMeasure") != "1 Hour":
         return "unexpected_unit", f"unitOfMeasure {item.get('unitOfMeasure')!r}"
     if _price(item.get("retailPrice")) is None:

@@ -62,6 +62,7 @@ from gpucost.catalog.records import (
     Payload,
     PriceObservation,
 )
+from gpucost.catalog.sources import aws, azure
 from gpucost.catalog.sources.base import CheapestOffers, FetchContext, Part, Source
 
 NAME = "skypilot"
@@ -291,6 +292,18 @@ def _region(row: dict[str, str], cloud: str) -> str:
     return _zone(row)
 
 
+def provider_size_count(provider: str, sku: str) -> float | None:
+    """The GPU count (a fraction for a GPU partition) of a provider's size from that provider's
+    own module, whichever source carried the price: one count per size (Azure NVv4 sizes are
+    1/8, 1/4, 1/2 of an MI25, which SkyPilot's catalog lists as 1 GPU each). None when the
+    provider's table does not know the size."""
+    if provider == "azure":
+        return azure.gpu_of_size(sku)[1]
+    if provider == "aws" and sku in aws.INSTANCE_GPUS:
+        return float(aws.INSTANCE_GPUS[sku][1])
+    return None
+
+
 def _parse_generic(rows: list[dict[str, str]], cloud: str, out: CheapestOffers) -> None:
     provider = PROVIDER_OF_CLOUD.get(cloud, cloud)
     placeholder = is_placeholder_catalog(rows)
@@ -302,7 +315,13 @@ def _parse_generic(rows: list[dict[str, str]], cloud: str, out: CheapestOffers) 
         if not sku:
             out.reject("missing_instance_type", f"{accel} row without InstanceType", _raw(row))
             continue
+        if provider == "azure" and sku.endswith("_Promo"):
+            out.reject("retired_promo_size", f"{sku}: a retired promotional size", _raw(row))
+            continue
         name, count = gpu_name_and_count(accel, _num(row.get("AcceleratorCount")))
+        known = provider_size_count(provider, sku)
+        if known is not None and known > 0:
+            count = known
         template = PriceObservation(
             provider=provider,
             sku=sku,

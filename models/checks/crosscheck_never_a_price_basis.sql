@@ -1,11 +1,12 @@
--- guards: a curated crosscheck table (source 'crosscheck') never becomes a price basis of the
--- cost marts, and never supplies a first-hand statistic of gpu_prices.
+-- guards: a curated crosscheck table (source 'crosscheck') never becomes a price basis of any
+-- kind (observed, estimated: price_bases), and never supplies a first-hand statistic of
+-- gpu_prices.
 
 with
 
-price_bases as (
+bases as (
 
-    select * from int_price_bases
+    select * from price_bases
 
 ),
 
@@ -16,12 +17,12 @@ prices as (
 )
 
 select
-    price_bases.accelerator_id,
-    price_bases.price_basis,
-    price_bases.provider,
-    price_bases.source
-from price_bases
-where price_bases.source = 'crosscheck'
+    bases.accelerator_id,
+    bases.price_basis,
+    bases.provider,
+    bases.source
+from bases
+where bases.source = 'crosscheck'
 
 union all
 

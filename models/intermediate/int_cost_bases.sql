@@ -1,5 +1,6 @@
--- one row per accelerator x price basis used by the cost marts: the hourly bases of
--- int_price_bases plus 'purchase' (when a purchase price estimate exists). Every row carries
+-- one row per accelerator x price basis used by the cost marts: the observed hourly bases of
+-- int_price_bases (the one relation of price bases; estimated bases are left to the answers
+-- that say they estimate) plus 'purchase' (when a purchase price estimate exists). Every row carries
 -- the purchase price so that per-purchase-dollar figures are queryable on any basis; the
 -- 'purchase' row has null hourly columns.
 
@@ -15,6 +16,7 @@ accelerator_specs as (
 observed_bases as (
 
     select * from int_price_bases
+    where int_price_bases.basis_kind = 'observed'
 
 ),
 
@@ -24,6 +26,9 @@ hourly_bases as (
         observed_bases.accelerator_id,
         observed_bases.price_basis,
         observed_bases.provider,
+        observed_bases.source,
+        observed_bases.sku,
+        observed_bases.fetch_id,
         observed_bases.price_per_gpu_hour,
         observed_bases.currency,
         observed_bases.observed_at
@@ -39,6 +44,9 @@ purchase_basis as (
         accelerator_specs.accelerator_id,
         'purchase' as price_basis,
         cast(null as varchar) as provider,
+        'catalog' as source,
+        cast(null as varchar) as sku,
+        cast(null as bigint) as fetch_id,
         cast(null as double) as price_per_gpu_hour,
         'USD' as currency,
         cast(null as timestamptz) as observed_at
@@ -61,6 +69,9 @@ final as (
         all_bases.accelerator_id,
         all_bases.price_basis,
         all_bases.provider,
+        all_bases.source,
+        all_bases.sku,
+        all_bases.fetch_id,
         all_bases.price_per_gpu_hour,
         all_bases.currency,
         all_bases.observed_at,

@@ -14,6 +14,9 @@
 --   flagged is_fractional_gpu and keep a null per-GPU price.
 -- * marketplace aggregates (Vast) carry offer_count and the 10th / 90th percentile offer
 --   (price_p10_per_hour / price_p90_per_hour, whole instance; price_per_hour is the median).
+-- * lineage: fetch_id (raw.fetches) and source_url: the URL the payload was fetched from, or
+--   for a payload replayed from a file the source's documented live endpoint; a reference
+--   price's own source_url.
 
 with
 
@@ -26,6 +29,18 @@ snapshots as (
 name_map as (
 
     select * from int_gpu_name_map
+
+),
+
+fetches as (
+
+    select * from stg_raw__fetches
+
+),
+
+registered_sources as (
+
+    select * from stg_curated__sources
 
 ),
 
@@ -57,6 +72,10 @@ scraped_mapped as (
         snapshots.observed_at,
         snapshots.confirmed_at,
         snapshots.fetch_id,
+        case
+            when fetches.url like 'http%' then fetches.url
+            else registered_sources.default_url
+        end as source_url,
         name_map.accelerator_id,
         name_map.mapped_by,
         case when snapshots.source = 'crosscheck' then 'crosscheck' else 'first_hand' end
@@ -66,6 +85,10 @@ scraped_mapped as (
         on name_map.provider = snapshots.provider
         and name_map.sku = snapshots.sku
         and name_map.gpu_name_raw is not distinct from snapshots.gpu_name_raw
+    left join fetches
+        on fetches.fetch_id = snapshots.fetch_id
+    left join registered_sources
+        on registered_sources.source = snapshots.source
     where snapshots.os not like '%windows%'
 
 ),
@@ -105,6 +128,7 @@ reference_offers as (
         reference_prices.observed_at,
         reference_prices.observed_at as confirmed_at,
         cast(null as bigint) as fetch_id,
+        reference_prices.source_url,
         reference_prices.accelerator_id,
         'reference' as mapped_by,
         'reference' as source_kind
@@ -158,6 +182,48 @@ flagged as (
 
 ),
 
+-- freshness: a first-hand offer leaves the in-force set when another source holds a first-hand
+-- observation of the same provider, accelerator, GPU count and pricing model that is more
+-- than a day newer, in the same region (or the older offer names no region: Lambda's page
+-- prices are not regional). SkyPilot's Lambda catalog of May so supersedes Lambda's own page
+-- of January, whatever the sku is called. Within one source, the fetch in force of each
+-- stream already decides (an offer its newer fetch no longer lists is gone).
+superseded as (
+
+    select distinct
+        older.source,
+        older.provider,
+        older.sku,
+        older.region,
+        older.pricing_model
+    from flagged as older
+    inner join flagged as newer
+        on newer.provider = older.provider
+        and newer.accelerator_id = older.accelerator_id
+        and newer.gpu_count = older.gpu_count
+        and newer.pricing_model = older.pricing_model
+        and newer.source <> older.source
+        and (older.region = '' or newer.region = older.region)
+        and newer.observed_at > older.observed_at + interval 1 day
+    where older.source_kind = 'first_hand'
+        and newer.source_kind = 'first_hand'
+        and newer.price_per_hour is not null
+
+),
+
+current_offers as (
+
+    select flagged.*
+    from flagged
+    anti join superseded
+        on superseded.source = flagged.source
+        and superseded.provider = flagged.provider
+        and superseded.sku = flagged.sku
+        and superseded.region = flagged.region
+        and superseded.pricing_model = flagged.pricing_model
+
+),
+
 final as (
 
     select
@@ -192,9 +258,10 @@ final as (
         flagged.source,
         flagged.source_kind,
         flagged.fetch_id,
+        flagged.source_url,
         flagged.observed_at,
         flagged.confirmed_at
-    from flagged
+    from current_offers as flagged
 
 )
 

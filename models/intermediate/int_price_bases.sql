@@ -1,8 +1,17 @@
--- one row per accelerator x price basis: the per-GPU hourly price (USD, whole GPUs) the cost
--- marts use. Bases, where data exist: <pricing_model>_min for on_demand, spot, community,
--- reserved_1y, reserved_3y (the cheapest provider, named), and on_demand_median (the median
--- across providers of each provider's cheapest on-demand price; no single provider).
--- Crosscheck prices (curated public tables) are never a basis.
+-- one row per accelerator x price basis: the one relation that owns the per-GPU hourly price
+-- (USD, whole GPUs) every cost answer prices GPU-hours with. Crosscheck prices (curated public
+-- tables) are never an input to any basis, observed or estimated.
+--
+-- * basis_kind 'observed': <pricing_model>_min for on_demand, spot, community, reserved_1y,
+--   reserved_3y (the cheapest provider, named), and on_demand_median (the median across
+--   providers of each provider's cheapest on-demand price; no single provider);
+-- * basis_kind 'estimated': reserved_1y_cud_est, reserved_3y_cud_est, where no committed price
+--   is observed: the cheapest first-hand on-demand price of a provider with a committed-use
+--   discount assumption (AWS, GCP, Azure, Lambda) less that discount
+--   (assumptions cud_discount_<provider>_<term>);
+-- * lineage: the provider, source, sku, region, fetch_id and source_url of the price behind
+--   the basis (null for the median, which names no single offer).
+-- The 'owned' basis (a cost, not a price) is added by the price_bases mart.
 
 with
 
@@ -10,6 +19,12 @@ provider_prices as (
 
     select * from int_provider_prices
     where not int_provider_prices.is_crosscheck
+
+),
+
+assumptions as (
+
+    select * from stg_curated__assumptions
 
 ),
 
@@ -24,8 +39,12 @@ minimums as (
         provider_prices.source,
         provider_prices.sku,
         provider_prices.region,
+        provider_prices.fetch_id,
+        provider_prices.source_url,
         provider_prices.n_providers,
-        provider_prices.observed_at
+        provider_prices.observed_at,
+        'observed' as basis_kind,
+        'observed ' || provider_prices.pricing_model || ' price' as basis_note
     from provider_prices
     where provider_prices.provider_rank = 1
         and provider_prices.pricing_model in (
@@ -45,12 +64,64 @@ on_demand_medians as (
         cast(null as varchar) as source,
         cast(null as varchar) as sku,
         cast(null as varchar) as region,
+        cast(null as bigint) as fetch_id,
+        cast(null as varchar) as source_url,
         count(*) as n_providers,
         -- the oldest price behind the median: the basis is at least this fresh
-        min(provider_prices.observed_at) as observed_at
+        min(provider_prices.observed_at) as observed_at,
+        'observed' as basis_kind,
+        'median of ' || count(*) || ' providers'' cheapest on_demand prices' as basis_note
     from provider_prices
     where provider_prices.pricing_model = 'on_demand'
     group by provider_prices.accelerator_id
+
+),
+
+discounted as (
+
+    select
+        provider_prices.*,
+        terms.term,
+        provider_prices.price_per_gpu_hour * (1 - assumptions.value) as discounted_price,
+        assumptions.assumption_key,
+        assumptions.value as discount
+    from provider_prices
+    cross join (select unnest(['1y', '3y']) as term) as terms
+    inner join assumptions
+        on assumptions.assumption_key
+            = 'cud_discount_' || provider_prices.provider || '_' || terms.term
+    where provider_prices.pricing_model = 'on_demand'
+
+),
+
+estimates as (
+
+    select
+        discounted.accelerator_id,
+        'reserved_' || discounted.term || '_cud_est' as price_basis,
+        'reserved_' || discounted.term as pricing_model,
+        discounted.discounted_price as price_per_gpu_hour,
+        discounted.provider,
+        discounted.source,
+        discounted.sku,
+        discounted.region,
+        discounted.fetch_id,
+        discounted.source_url,
+        count(*) over (
+            partition by discounted.accelerator_id, discounted.term
+        ) as n_providers,
+        discounted.observed_at,
+        'estimated' as basis_kind,
+        'on-demand less ' || cast(round(discounted.discount * 100) as integer)
+            || '% (' || discounted.assumption_key || ')' as basis_note
+    from discounted
+    anti join minimums
+        on minimums.accelerator_id = discounted.accelerator_id
+        and minimums.price_basis = 'reserved_' || discounted.term || '_min'
+    qualify row_number() over (
+        partition by discounted.accelerator_id, discounted.term
+        order by discounted.discounted_price, discounted.provider
+    ) = 1
 
 ),
 
@@ -59,6 +130,8 @@ final as (
     select * from minimums
     union all by name
     select * from on_demand_medians
+    union all by name
+    select * from estimates
 
 )
 
@@ -66,12 +139,17 @@ select
     final.accelerator_id,
     final.price_basis,
     final.pricing_model,
+    final.basis_kind,
     final.price_per_gpu_hour,
     'USD' as currency,
     final.provider,
     final.source,
     final.sku,
     final.region,
+    final.fetch_id,
+    final.source_url,
     final.n_providers,
-    final.observed_at
+    final.observed_at,
+    final.basis_note
 from final
+where final.price_per_gpu_hour > 0

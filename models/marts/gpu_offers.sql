@@ -1,5 +1,8 @@
 -- one row per offer in force: source x provider x sku x region x pricing_model, with the
--- accelerator it maps to (null when unmapped) and the per-GPU price (whole GPUs only).
+-- accelerator it maps to (null when unmapped) and the per-GPU price (whole GPUs only). An
+-- offer leaves the set when a newer fetch of its own stream no longer lists it, or when another
+-- source holds a newer (by more than a day) first-hand observation of the same provider,
+-- accelerator, GPU count and pricing model (int_offers_mapped).
 -- source_kind: first_hand | reference | crosscheck (curated public tables: listed, never
 -- used as a price basis). Marketplace aggregates (Vast) carry offer_count and the 10th / 90th
 -- percentile per-GPU price; their price_per_hour is the median offer.
@@ -51,7 +54,11 @@ final as (
         offers.os,
         offers.source,
         offers.source_kind,
+        offers.fetch_id,
+        offers.source_url,
         offers.observed_at,
+        round(date_diff('second', offers.observed_at, current_timestamp) / 86400.0, 1)
+            as age_days,
         offers.confirmed_at
     from offers
 

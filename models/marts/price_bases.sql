@@ -1,13 +1,14 @@
 -- one row per accelerator x price basis: the per-GPU hourly price (USD) every cost model
 -- prices GPU-hours with, and who offers it.
 --
--- * observed rental bases (int_price_bases): on_demand_min, on_demand_median, spot_min,
---   community_min, reserved_1y_min, reserved_3y_min (the cheapest provider, named; the
---   median names none);
--- * reserved_1y_cud_est, reserved_3y_cud_est: where no observed committed price exists, the
---   cheapest on-demand price of AWS, GCP, Azure or Lambda less Epoch's default committed-use
---   discount for that provider (assumptions cud_discount_<provider>_<term>);
--- * owned: Epoch AI's amortised owned cost (ownership_cost.owned_usd_per_gpu_hour).
+-- * every rental basis comes from int_price_bases, the one relation that owns them (observed
+--   on_demand_min, on_demand_median, spot_min, community_min, reserved_1y_min,
+--   reserved_3y_min; estimated reserved_1y_cud_est, reserved_3y_cud_est where no committed
+--   price is observed: the cheapest first-hand on-demand price of AWS, GCP, Azure or Lambda
+--   less Epoch's default committed-use discount for that provider). Crosscheck rows are never
+--   an input to any basis;
+-- * owned: Epoch AI's amortised owned cost (ownership_cost.owned_usd_per_gpu_hour);
+-- * rows are ordered observed first, then estimated, then owned.
 --
 -- columns:
 --   price_basis: which price: observed rental bases on_demand_min, on_demand_median, spot_min,
@@ -25,26 +26,17 @@
 --     of the pricing model; for _cud_est those with a discount assumption); null for owned
 --   observed_at [timestamp (UTC)]: when the price was observed (for on_demand_median the oldest
 --     price behind it); null for owned
+--   basis_kind: observed (a price seen in force), estimated (an observed price less an assumed
+--     discount: say so wherever it is used) or owned (a modelled cost)
+--   sku: the offer behind the basis (null for on_demand_median and owned)
 --   basis_note: how the basis price was formed ('observed on_demand price', 'on-demand less 41%
 --     (cud_discount_aws_1y)', ...)
 
 with
 
-observed as (
+bases as (
 
     select * from int_price_bases
-
-),
-
-provider_prices as (
-
-    select * from int_provider_prices
-
-),
-
-assumptions as (
-
-    select * from cost_assumptions
 
 ),
 
@@ -54,89 +46,32 @@ owned_costs as (
 
 ),
 
-observed_bases as (
-
-    select
-        observed.accelerator_id,
-        observed.price_basis,
-        observed.pricing_model,
-        observed.price_per_gpu_hour,
-        observed.provider,
-        observed.source,
-        observed.n_providers,
-        observed.observed_at,
-        'observed ' || observed.pricing_model || ' price' as basis_note
-    from observed
-
-),
-
-discounted as (
-
-    select
-        provider_prices.accelerator_id,
-        terms.term,
-        provider_prices.provider,
-        provider_prices.source,
-        provider_prices.observed_at,
-        provider_prices.price_per_gpu_hour * (1 - assumptions.value) as price_per_gpu_hour,
-        assumptions.assumption_key,
-        assumptions.value as discount
-    from provider_prices
-    cross join (select unnest(['1y', '3y']) as term) as terms
-    inner join assumptions
-        on assumptions.assumption_key
-            = 'cud_discount_' || provider_prices.provider || '_' || terms.term
-    where provider_prices.pricing_model = 'on_demand'
-
-),
-
-cud_bases as (
-
-    select
-        discounted.accelerator_id,
-        'reserved_' || discounted.term || '_cud_est' as price_basis,
-        'reserved_' || discounted.term as pricing_model,
-        discounted.price_per_gpu_hour,
-        discounted.provider,
-        discounted.source,
-        count(*) over (
-            partition by discounted.accelerator_id, discounted.term
-        ) as n_providers,
-        discounted.observed_at,
-        'on-demand less ' || cast(round(discounted.discount * 100) as integer)
-            || '% (' || discounted.assumption_key || ')' as basis_note
-    from discounted
-    anti join observed
-        on observed.accelerator_id = discounted.accelerator_id
-        and observed.price_basis = 'reserved_' || discounted.term || '_min'
-    qualify row_number() over (
-        partition by discounted.accelerator_id, discounted.term
-        order by discounted.price_per_gpu_hour, discounted.provider
-    ) = 1
-
-),
-
 owned_bases as (
 
     select distinct
         owned_costs.accelerator_id,
         'owned' as price_basis,
         'owned' as pricing_model,
+        'owned' as basis_kind,
         owned_costs.owned_usd_per_gpu_hour as price_per_gpu_hour,
+        'USD' as currency,
         cast(null as varchar) as provider,
         'ownership_cost' as source,
+        cast(null as varchar) as sku,
+        cast(null as varchar) as region,
+        cast(null as bigint) as fetch_id,
+        cast(null as varchar) as source_url,
         cast(null as bigint) as n_providers,
         cast(null as timestamptz) as observed_at,
         'Epoch amortised hardware + interconnect + energy' as basis_note
     from owned_costs
+    where owned_costs.owned_usd_per_gpu_hour > 0
 
 ),
 
 final as (
 
-    select * from observed_bases
-    union all by name
-    select * from cud_bases
+    select * from bases
     union all by name
     select * from owned_bases
 
@@ -146,13 +81,20 @@ select
     final.accelerator_id,
     final.price_basis,
     final.pricing_model,
+    final.basis_kind,
     final.price_per_gpu_hour,
-    'USD' as currency,
+    final.currency,
     final.provider,
     final.source,
+    final.sku,
+    final.region,
+    final.fetch_id,
+    final.source_url,
     final.n_providers,
     final.observed_at,
     final.basis_note
 from final
-where final.price_per_gpu_hour > 0
-order by final.accelerator_id, final.price_basis
+order by
+    final.accelerator_id,
+    case final.basis_kind when 'observed' then 0 when 'estimated' then 1 else 2 end,
+    final.price_basis

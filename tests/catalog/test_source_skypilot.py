@@ -172,7 +172,12 @@ def test_recorded_vast_and_azure_quirks(shared_data: Path) -> None:
     assert not any(o.pricing_model != "community" for o in vast.prices)  # 0.00 spot = unknown
     az = _parse_file(shared_data / RECORDED / "azure_vms_2026-05-20.csv")
     nv6 = {o.gpu_count for o in az.prices if o.sku == "Standard_NV6ads_A10_v5"}
-    assert nv6 == {0.167}
+    assert nv6 == {1 / 6}  # SkyPilot writes 0.167; the count comes from the azure size table
+    # SkyPilot lists the NVv4 partitions as 1 GPU each: the azure table says 1/8, 1/4, 1/2
+    nv4 = {o.sku: o.gpu_count for o in az.prices if o.sku.startswith("Standard_NV") and
+           o.sku.endswith("as_v4")}
+    assert nv4 == {"Standard_NV4as_v4": 1 / 8, "Standard_NV8as_v4": 1 / 4,
+                   "Standard_NV16as_v4": 1 / 2, "Standard_NV32as_v4": 1.0}
 
 
 def _rec(shared_data: Path, name: str) -> ParseResult:

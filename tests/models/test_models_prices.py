@@ -135,16 +135,14 @@ def test_history_marts_from_the_rollup(con) -> None:
 
 
 def test_the_check_catches_a_crosscheck_price_basis(con) -> None:
-    con.execute("create or replace temp table int_price_bases_backup as "
-                "select * from int_price_bases")
+    con.execute("create or replace temp table price_bases_backup as select * from price_bases")
     try:
-        con.execute("insert into int_price_bases (accelerator_id, price_basis, pricing_model, "
+        con.execute("insert into price_bases (accelerator_id, price_basis, pricing_model, "
                     "price_per_gpu_hour, currency, provider, source) values "
-                    "(?, 'on_demand_min', 'on_demand', 1.5, 'USD', 'coreweave', 'crosscheck')",
-                    [H100])
+                    "(?, 'reserved_1y_cud_est', 'reserved_1y', 1.5, 'USD', 'coreweave', "
+                    "'crosscheck')", [H100])
         failures = runner.run_checks(con)
     finally:
-        con.execute("create or replace temp table int_price_bases as "
-                    "select * from int_price_bases_backup")
+        con.execute("create or replace table price_bases as select * from price_bases_backup")
     assert set(failures) == {"crosscheck_never_a_price_basis"}
     assert failures["crosscheck_never_a_price_basis"][0][2:] == ("coreweave", "crosscheck")

@@ -4,6 +4,7 @@ One module-scoped warehouse is built from the real recorded files in ../shared/d
 (read in place) through the CLI entry point; the tests then query the published marts.
 """
 
+import datetime
 import json
 import shutil
 from pathlib import Path
@@ -58,15 +59,27 @@ def test_every_recorded_file_ingests(warehouse):
 
 
 def test_lambda_2026_h100_sxm_price_per_gpu_hour(warehouse):
+    """The Lambda page of 2026-01-09 reads 2.99 per GPU for 8x H100 SXM (in raw); in force is
+    the newer first-hand observation of the same offer, SkyPilot's Lambda catalog of
+    2026-05-07 at 3.99 (31.92 / 8), whatever the sku is called."""
     data, _, _ = warehouse
-    rows = _q(data, "select price_per_gpu_hour, gpu_count, accelerator_id from gpu_offers "
-                    "where source = 'lambda' and sku ilike '%H100 SXM%' "
-                    "and observed_at >= '2026-01-09' and observed_at < '2026-01-10'")
-    assert rows, "Lambda 2026-01-09 H100 SXM offer missing"
-    price, count, acc = rows[0]
-    assert price == pytest.approx(2.99)
-    assert count == 8
-    assert acc == "nvidia-h100-sxm5-80gb"
+    con = duckdb.connect(str(data / "raw.duckdb"), read_only=True)
+    try:
+        [(page_price,)] = con.execute(
+            "select price_per_hour / gpu_count from price_observations where source = "
+            "'lambda' and sku = '8x NVIDIA H100 SXM 80GB' "
+            "and cast(observed_at as date) = '2026-01-09'").fetchall()
+    finally:
+        con.close()
+    assert page_price == pytest.approx(2.99)
+    assert _q(data, "select count(*) from gpu_offers where source = 'lambda' "
+                    "and sku ilike '%H100 SXM%'") == [(0,)]
+    rows = set(_q(data, "select source, price_per_gpu_hour, gpu_count, accelerator_id, "
+                        "cast(observed_at as date) from gpu_offers where provider = 'lambda' "
+                        "and accelerator_id = 'nvidia-h100-sxm5-80gb' and gpu_count = 8 "
+                        "and pricing_model = 'on_demand'"))
+    assert rows == {("skypilot", 3.99, 8.0, "nvidia-h100-sxm5-80gb",
+                     datetime.date(2026, 5, 7))}
 
 
 def test_gcp_a2_highgpu_1g_has_full_instance_price(warehouse):
