@@ -1,14 +1,16 @@
--- one row per spot offer in force priced above the on-demand offer of the same provider, sku
--- and region (and currency). Real catalogs contain these (e.g. some GCP rows), so this is a
--- table to inspect, not a check that blocks publishing.
+-- one row per spot offer in force priced at or above the on-demand offer of the same
+-- provider, sku and region (and currency): spot_above_on_demand, or spot_equals_on_demand (a
+-- spot meter that only repeats the on-demand price is no spot discount: often a placeholder).
+-- Real catalogs contain these (e.g. some GCP rows), so this is a table to inspect, not a check
+-- that blocks publishing.
 --
 -- columns:
---   anomaly: the kind of anomaly (spot_above_on_demand)
+--   anomaly: the kind of anomaly (spot_above_on_demand, spot_equals_on_demand)
 --   spot_source: source of the spot offer
 --   spot_price_per_hour [USD/hour (in currency)]: the spot price of the whole instance
 --   on_demand_source: source of the on-demand offer
 --   on_demand_price_per_hour [USD/hour (in currency)]: the on-demand price of the whole instance
---   spot_to_on_demand_ratio [ratio]: spot_price_per_hour / on_demand_price_per_hour (> 1)
+--   spot_to_on_demand_ratio [ratio]: spot_price_per_hour / on_demand_price_per_hour (>= 1)
 --   observed_at [timestamp (UTC)]: when the spot price was observed
 
 with
@@ -38,7 +40,11 @@ on_demand_offers as (
 final as (
 
     select
-        'spot_above_on_demand' as anomaly,
+        case
+            when spot_offers.price_per_hour > on_demand_offers.price_per_hour
+                then 'spot_above_on_demand'
+            else 'spot_equals_on_demand'
+        end as anomaly,
         spot_offers.accelerator_id,
         spot_offers.provider,
         spot_offers.sku,
@@ -56,7 +62,7 @@ final as (
         and on_demand_offers.sku = spot_offers.sku
         and on_demand_offers.region = spot_offers.region
         and on_demand_offers.currency = spot_offers.currency
-    where spot_offers.price_per_hour > on_demand_offers.price_per_hour
+    where spot_offers.price_per_hour >= on_demand_offers.price_per_hour
 
 )
 

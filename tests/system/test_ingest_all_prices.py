@@ -222,3 +222,43 @@ def test_load_time_mapping_agrees_with_the_sql_mapping(warehouse) -> None:
     assert len(rows) > 800
     differ = [r for r in rows if gates.accelerator_of(r[0], r[1], r[2]) != r[3]]
     assert differ == []
+
+
+def test_price_answers_after_every_recorded_file(warehouse) -> None:
+    """Issue "Price answers", acceptance on every recorded price file."""
+    con, *_ = warehouse
+    # no price basis of any kind (observed or estimated) derives from a cross-check row
+    assert _q(con, "select count(*) from price_bases where source = 'crosscheck'") == [(0,)]
+    kinds = dict(_q(con, "select basis_kind, count(*) from price_bases group by 1"))
+    assert kinds["observed"] > 0 and kinds["estimated"] > 0 and kinds["owned"] > 0
+    # no TPU v6e offer at SkyPilot's 700 placeholder
+    assert _q(con, "select count(*) from gpu_offers where sku ilike 'tpu-v6e%' "
+                   "and price_per_hour = 700") == [(0,)]
+    # MI25 on-demand minimum per GPU is a whole-GPU price: NV32as_v4 (1 MI25) at 1.864;
+    # SkyPilot lists NV4as_v4 (1/8 of one) at 0.233 as "1 GPU"
+    assert _q(con, "select min_price_per_gpu_hour, cheapest_sku from gpu_prices where "
+                   "accelerator_id = 'amd-mi25-16gb' and pricing_model = 'on_demand'") == [
+        (1.864, "Standard_NV32as_v4")]
+    # no retired promotional size in any price statistic
+    assert _q(con, "select count(*) from gpu_offers where sku ilike '%promo%'") == [(0,)]
+    # Lambda's 8x H100 SXM on-demand offer in force is May's (3.99 through SkyPilot), not
+    # January's 2.99 from Lambda's own page
+    rows = _q(con, "select distinct source, price_per_gpu_hour, cast(observed_at as date) "
+                   "from gpu_offers where provider = 'lambda' and accelerator_id = ? "
+                   "and gpu_count = 8 and pricing_model = 'on_demand'", [H100])
+    assert [(s, p, str(d)) for s, p, d in rows] == [("skypilot", 3.99, "2026-05-07")]
+    # every price answer names its payload
+    assert _q(con, "select count(*) from gpu_prices where min_price_per_gpu_hour is not null "
+                   "and (source is null or sku is null)") == [(0,)]
+    assert _q(con, "select count(*) from cost_per_flop where price_basis not in "
+                   "('purchase', 'on_demand_median') and (source is null or sku is null "
+                   "or (fetch_id is null and source <> 'reference'))") == [(0,)]
+
+
+def test_spot_equal_to_on_demand_is_flagged(warehouse) -> None:
+    """SkyPilot's Azure catalog repeats the on-demand price as the spot price of the ND H200
+    v5 (centralus: 95.824 both): no spot discount, flagged rather than accepted silently."""
+    con, *_ = warehouse
+    assert _q(con, "select anomaly, spot_price_per_hour, on_demand_price_per_hour "
+                   "from price_anomalies where sku = 'Standard_ND96isr_H200_v5' "
+                   "and region = 'centralus'") == [("spot_equals_on_demand", 95.824, 95.824)]

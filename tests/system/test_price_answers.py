@@ -1,0 +1,63 @@
+"""Price answers a user can trust (issue "Price answers"): Azure sizes of a region the recorded
+data does not cover map by rule, and the offers command answers from first-hand prices."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+from gpucost.flows.pipeline import ingest_files
+
+SIZES = {  # armSkuName -> (hourly price, expected accelerator, GPU count, per-GPU price)
+    "Standard_ND96is_noIB_H100_v5": (98.32, "nvidia-h100-sxm5-80gb", 8.0, 12.29),
+    "Standard_ND96asr_A100_v4": (27.197, "nvidia-a100-sxm4-40gb", 8.0, 3.399625),
+    "Standard_NC128lds_xl_RTXPRO6000BSE_v6": (6.38, "nvidia-rtx-pro-6000-blackwell-96gb",
+                                              None, None),
+    "Standard_NC8ads_A10_v4": (0.6, "nvidia-a10-24gb", None, None),
+    "Standard_NV12ads_V710_v5": (0.9, None, None, None),
+}
+
+
+def _item(sku: str, price: float, region: str = "swedencentral") -> dict:
+    name = sku.removeprefix("Standard_").replace("_", " ")
+    return {"currencyCode": "USD", "retailPrice": price, "unitPrice": price,
+            "armRegionName": region, "location": "Sweden Central", "meterName": name,
+            "productName": "Virtual Machines Test Series", "skuName": name,
+            "serviceName": "Virtual Machines", "unitOfMeasure": "1 Hour",
+            "type": "Consumption", "armSkuName": sku, "isPrimaryMeterRegion": True}
+
+
+@pytest.fixture(scope="module")
+def azure_region(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("azure-region")
+    items = [_item(sku, price) for sku, (price, *_rest) in SIZES.items()]
+    items.append(_item("Standard_ND96isr_H100_v5_Promo", 50.0))  # a retired promotional size
+    page = tmp / "swedencentral_gpu_2026-10-01.json"
+    page.write_text(json.dumps({"BillingCurrency": "USD", "Items": items,
+                                "NextPageLink": None, "Count": len(items)}))
+    [outcome], _ = ingest_files("azure", [page], data_dir=tmp / "wh")
+    assert outcome.status == "replayed"
+    return tmp / "wh"
+
+
+def test_azure_sizes_of_another_region_map_by_rule(azure_region: Path) -> None:
+    with duckdb.connect(str(azure_region / "gpucost.duckdb"), read_only=True) as con:
+        offers = {r[0]: r[1:] for r in con.execute(
+            "select sku, accelerator_id, gpu_count, price_per_gpu_hour from gpu_offers "
+            "where source = 'azure'").fetchall()}
+        unmapped = {r[0]: r[1] for r in con.execute(
+            "select sample_sku, reason from unmapped_gpu_names where source = 'azure'"
+        ).fetchall()}
+    for sku, (_price, acc, count, per_gpu) in SIZES.items():
+        got_acc, got_count, got_per_gpu = offers[sku]
+        assert (got_acc, got_count) == (acc, count), sku
+        assert got_per_gpu == (pytest.approx(per_gpu) if per_gpu else None), sku
+    assert not any("Promo" in sku for sku in offers)  # kept out of every price statistic
+    assert unmapped == {"Standard_NC128lds_xl_RTXPRO6000BSE_v6": "gpu_count_unknown",
+                        "Standard_NC8ads_A10_v4": "gpu_count_unknown",
+                        "Standard_NV12ads_V710_v5": "no_alias"}
+    with duckdb.connect(str(azure_region / "raw.duckdb"), read_only=True) as con:
+        [(reason,)] = con.execute("select reason from rejects").fetchall()
+    assert reason == "retired_promo_size"
