@@ -239,10 +239,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also print INFO log lines and the row count of every published table")
     i.set_defaults(func=cmd_ingest)
 
-    from gpucost.flows import dictionary, report, serve, source_status, sqlcli
+    from gpucost.flows import (
+        dictionary,
+        explain,
+        offers,
+        report,
+        serve,
+        source_status,
+        sqlcli,
+    )
     from gpucost.flows.estimate import add_estimate_parser
 
     sqlcli.add_parsers(sub)
+    explain.add_parser(sub)
+    offers.add_parser(sub)
     source_status.add_parser(sub)
     report.add_parser(sub)
     serve.add_parser(sub)
@@ -276,6 +286,11 @@ def main(argv: list[str] | None = None) -> int:
                             NoWarehouseError)):
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_FAILED
+        if isinstance(exc, BrokenPipeError):  # `gpucost offers H100 | head`: the reader left
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return EXIT_OK
         if isinstance(exc, OSError) and exc.errno is not None:  # disk full, I/O error...
             print(f"error: {exc.strerror or exc} ({getattr(exc, 'filename', '') or ''}); "
                   "each payload loads in one transaction: those loaded before it are kept, "

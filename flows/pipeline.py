@@ -273,6 +273,7 @@ def publish(data_dir: Path, allow_shrink: bool = False) -> PublishResult:
             result.curated_rows = load_curated(con)
             result.timings_s = runner.build(con)
             runner.check_or_raise(con)
+            runner.publish_intermediate(con)
             lost = [] if allow_shrink else shrink_of(con, data_dir)
             if lost:
                 raise ShrinkRefusedError(

@@ -178,6 +178,28 @@ def build(
     return timings
 
 
+# intermediate relations that grow with the whole price history stay out of the published file
+NOT_PUBLISHED = frozenset({"int_price_daily_mapped"})
+INTERMEDIATE_SCHEMA = "intermediate"
+
+
+def publish_intermediate(con: duckdb.DuckDBPyConnection,
+                         models_dir: Path = MODELS_DIR) -> list[str]:
+    """Copy the intermediate relations of the build (temp tables) into schema `intermediate`
+    of the published file, with the raw fetch log as `intermediate.fetches`, so a number can
+    be traced there (`gpucost sql "select * from intermediate.int_offers_mapped"`). The
+    history-sized ones (NOT_PUBLISHED) are left out."""
+    con.execute(f"create schema if not exists {INTERMEDIATE_SCHEMA}")
+    names = sorted(m.name for m in discover(models_dir).values()
+                   if m.layer == "intermediate" and m.name not in NOT_PUBLISHED)
+    for name in names:
+        con.execute(f"create or replace table {INTERMEDIATE_SCHEMA}.{name} as "
+                    f"select * from temp.main.{name}")
+    con.execute(f"create or replace table {INTERMEDIATE_SCHEMA}.fetches as "
+                "select * from stg_raw__fetches")
+    return [*names, "fetches"]
+
+
 def run_checks(
     con: duckdb.DuckDBPyConnection, models_dir: Path = MODELS_DIR, *, sample: int = 5
 ) -> dict[str, list[tuple]]:

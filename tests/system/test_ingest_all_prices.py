@@ -262,3 +262,34 @@ def test_spot_equal_to_on_demand_is_flagged(warehouse) -> None:
     assert _q(con, "select anomaly, spot_price_per_hour, on_demand_price_per_hour "
                    "from price_anomalies where sku = 'Standard_ND96isr_H200_v5' "
                    "and region = 'centralus'") == [("spot_equals_on_demand", 95.824, 95.824)]
+
+
+def test_offers_answer_from_first_hand_prices(warehouse) -> None:
+    """`gpucost offers H100` (flows/offers.py) on every recorded price file."""
+    from gpucost.flows.explain import explain_fetch
+    from gpucost.flows.offers import COLUMNS, query_offers
+
+    con, *_ = warehouse
+    frame = query_offers(con, "H100")
+    assert list(frame.columns) == COLUMNS and len(frame) > 20
+    assert set(frame["source_kind"]) == {"first_hand"}
+    assert set(frame["accelerator_id"]) <= {"nvidia-h100-sxm5-80gb", "nvidia-h100-pcie-80gb",
+                                            "nvidia-h100-nvl-94gb"}
+    assert list(frame["price_per_gpu_hour"]) == sorted(frame["price_per_gpu_hour"])
+    lam = query_offers(con, "H100:8", provider="lambda")
+    # one row per provider x sku: the cheapest of SkyPilot's 17 Lambda regions, all at 3.99
+    assert list(zip(lam["sku"], lam["price_per_gpu_hour"], lam["n_regions"],
+                    strict=True)) == [("gpu_8x_h100_sxm5", 3.99, 17)]
+    assert lam["source_url"][0].startswith("https://raw.githubusercontent.com/skypilot-org/")
+    with_cc = query_offers(con, "H100", include_crosscheck=True)
+    assert "crosscheck" in set(with_cc["source_kind"]) and len(with_cc) > len(frame)
+    # the fetch behind the cheapest H100 SXM price names its raw payload
+    [(fetch_id, source, sku)] = _q(con, "select fetch_id, source, sku from gpu_prices where "
+                                        "accelerator_id = ? and pricing_model = 'on_demand'",
+                                   [H100])
+    found = explain_fetch(con, fetch_id)
+    assert found["source"] == source and found["payload_path"].startswith(f"raw/{source}/")
+    assert found["offers_in_force"] > 0 and found["rows_loaded"] > 0
+    # the intermediate relations are published for tracing
+    assert _q(con, "select count(*) from intermediate.int_offers_mapped where sku = ?",
+              [sku])[0][0] >= 1

@@ -1,0 +1,89 @@
+"""`gpucost explain fetch FETCH_ID`: where a number came from.
+
+Every price-derived row carries the `fetch_id` of the payload behind it (gpu_offers,
+gpu_prices, price_bases, cost_per_flop, training_cost...). This prints that fetch from the
+published warehouse (schema `intermediate`): the source, what was fetched and from where,
+when it was observed, the payload's path in the raw layer (saved verbatim), its rows loaded
+and refused, and the offers of it in force now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+FIELDS = ("fetch_id", "source", "stream", "fetch_mode", "status", "url", "payload_name",
+          "payload_path", "payload_bytes", "sha256", "http_status", "observed_at",
+          "started_at", "finished_at", "rows_loaded", "rows_rejected", "error_type", "error")
+
+
+def explain_fetch(con: Any, fetch_id: int) -> dict[str, Any] | None:
+    """The fetch row and the offers of it in force, or None when there is no such fetch."""
+    cur = con.execute(f"select {', '.join(FIELDS)} from intermediate.fetches "
+                      "where fetch_id = ?", [fetch_id])
+    row = cur.fetchall()
+    if not row:
+        return None
+    out = dict(zip(FIELDS, row[0], strict=True))
+    offers = con.execute(
+        "select provider, sku, region, pricing_model, price_per_hour, gpu_count, "
+        "price_per_gpu_hour, accelerator_id from gpu_offers where fetch_id = ? "
+        "order by price_per_gpu_hour nulls last, provider, sku, region limit 10",
+        [fetch_id]).fetchall()
+    [(n_offers,)] = con.execute("select count(*) from gpu_offers where fetch_id = ?",
+                                [fetch_id]).fetchall()
+    out["offers_in_force"] = n_offers
+    out["offers_sample"] = [dict(zip(("provider", "sku", "region", "pricing_model",
+                                      "price_per_hour", "gpu_count", "price_per_gpu_hour",
+                                      "accelerator_id"), r, strict=True)) for r in offers]
+    return out
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from gpucost.flows.cli import EXIT_FAILED, EXIT_OK
+    from gpucost.warehouse import data_dir
+    from gpucost.warehouse.publish import connect_readonly
+
+    con = connect_readonly(data_dir())
+    try:
+        found = explain_fetch(con, args.fetch_id)
+    finally:
+        con.close()
+    if found is None:
+        print(f"error: no fetch {args.fetch_id} in the published warehouse "
+              "(`gpucost sql \"select fetch_id, source, status from intermediate.fetches\"`)",
+              file=sys.stderr)
+        return EXIT_FAILED
+    if args.format == "json":
+        print(json.dumps(found, default=str, indent=1))
+        return EXIT_OK
+    path = found["payload_path"]
+    print(f"fetch {found['fetch_id']}: {found['source']} / {found['stream'] or '-'}, "
+          f"{found['fetch_mode']}, status {found['status']}")
+    print(f"  from:        {found['url'] or '-'} ({found['payload_name'] or '-'}, "
+          f"{found['payload_bytes'] or 0} bytes, HTTP {found['http_status'] or '-'})")
+    print(f"  observed at: {found['observed_at']}  (fetched {found['started_at']})")
+    print(f"  payload:     {path or '(not saved)'} under the data directory "
+          f"(sha256 {str(found['sha256'] or '-')[:16]}...)")
+    print(f"  rows:        {found['rows_loaded'] or 0} loaded, {found['rows_rejected'] or 0} "
+          "refused (raw.rejects)")
+    if found["error_type"]:
+        print(f"  error:       {found['error_type']}: {found['error']}")
+    print(f"  in force:    {found['offers_in_force']} offer(s) in gpu_offers")
+    for o in found["offers_sample"]:
+        per_gpu = o["price_per_gpu_hour"]
+        print(f"    {o['provider']} {o['sku']} {o['region'] or '-'} {o['pricing_model']}: "
+              f"{o['price_per_hour']} USD/h"
+              + (f" ({per_gpu:.4g} per GPU, {o['accelerator_id']})" if per_gpu else ""))
+    return EXIT_OK
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    e = sub.add_parser("explain", help="where a number came from: `explain fetch FETCH_ID`")
+    what = e.add_subparsers(dest="what", required=True)
+    f = what.add_parser("fetch", help="one raw.fetches row: source, URL, payload, rows")
+    f.add_argument("fetch_id", type=int)
+    f.add_argument("--format", choices=("text", "json"), default="text")
+    f.set_defaults(func=cmd_explain)

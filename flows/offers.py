@@ -1,0 +1,219 @@
+"""`gpucost offers H100[:8]`: what an accelerator costs to rent right now, and where.
+
+The everyday price question, in the spirit of `sky show-gpus` and `gpuhunt.query`: offers in
+force (gpu_offers) for the accelerators a name matches, first-hand prices only by default
+(the curated reference prices with `--include-reference`, the crosscheck tables with
+`--include-crosscheck`, both marked), one row per provider x sku x pricing model at its cheapest
+region (`--all-regions` lists every region), with the per-GPU and instance price, GPU count
+and memory, the observation's age, the source and the URL the price was read from.
+
+The same query from Python: `gpucost.offers("H100:8", max_price=3.5)` returns a DataFrame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+SORTS = {"price": "price_per_gpu_hour", "price_per_tflop": "usd_per_bf16_pflop_hour",
+         "age": "age_days"}
+COLUMNS = ["accelerator_id", "accelerator_name", "provider", "sku", "region", "pricing_model",
+           "price_per_gpu_hour", "price_per_hour", "gpu_count", "gpu_memory_gb",
+           "usd_per_bf16_pflop_hour", "n_regions", "observed_at", "age_days", "source",
+           "source_kind", "fetch_id", "source_url"]
+
+
+class OffersError(Exception):
+    """The question cannot be answered as asked (no such accelerator, a bad GPU count)."""
+
+
+def parse_gpu(text: str) -> tuple[str, int | None]:
+    """"H100:8" -> ("H100", 8); "H100" -> ("H100", None)."""
+    name, _, count = text.partition(":")
+    if not name.strip():
+        raise OffersError(f"{text!r}: give an accelerator name, e.g. H100 or H100:8")
+    if not count:
+        return name.strip(), None
+    try:
+        n = int(count)
+    except ValueError:
+        raise OffersError(f"{text!r}: the GPU count after ':' must be a whole number") from None
+    if n < 1:
+        raise OffersError(f"{text!r}: the GPU count must be at least 1")
+    return name.strip(), n
+
+
+def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
+                 max_price: float | None = None, provider: str | None = None,
+                 region: str | None = None, pricing_model: str = "on_demand",
+                 sort: str = "price", all_regions: bool = False,
+                 include_crosscheck: bool = False, include_reference: bool = False) -> Any:
+    """The offers as a pandas DataFrame (columns COLUMNS), cheapest first by `sort`."""
+    name, count = parse_gpu(gpu)
+    if sort not in SORTS:
+        raise OffersError(f"--sort must be one of {', '.join(SORTS)}")
+    key = "".join(ch for ch in name.lower() if ch.isalnum())
+    matched = con.execute(
+        "select distinct accelerators.accelerator_id from accelerators "
+        "left join accelerator_aliases on accelerator_aliases.accelerator_id = "
+        "accelerators.accelerator_id "
+        "where regexp_replace(lower(accelerators.accelerator_id), '[^a-z0-9]', '', 'g') "
+        "like '%' || $key || '%' "
+        "or regexp_replace(lower(accelerators.name), '[^a-z0-9]', '', 'g') like '%' || $key || '%' "
+        "or regexp_replace(lower(accelerator_aliases.alias), '[^a-z0-9]', '', 'g') = $key",
+        {"key": key}).fetchall()
+    ids = sorted(r[0] for r in matched)
+    if not ids:
+        raise OffersError(f"no accelerator matches {name!r} (`gpucost sql \"select "
+                          "accelerator_id, name from accelerators\"` lists them)")
+    kinds = (["first_hand"] + (["reference"] if include_reference else [])
+             + (["crosscheck"] if include_crosscheck else []))
+    partition = "offers.provider, offers.sku, offers.pricing_model, offers.region" \
+        if all_regions else "offers.provider, offers.sku, offers.pricing_model"
+    sql = f"""
+        with offers as (
+            select
+                gpu_offers.*,
+                accelerators.name as accelerator_name,
+                gpu_offers.price_per_gpu_hour / accelerators.peak_bf16_dense_tflops * 1000
+                    as usd_per_bf16_pflop_hour
+            from gpu_offers
+            inner join accelerators
+                on accelerators.accelerator_id = gpu_offers.accelerator_id
+            where list_contains($ids, gpu_offers.accelerator_id)
+                and list_contains($kinds, gpu_offers.source_kind)
+                and gpu_offers.price_per_gpu_hour is not null
+                and gpu_offers.currency = 'USD'
+                and ($all_models or gpu_offers.pricing_model = $model)
+                and ($count is null or gpu_offers.gpu_count = $count)
+                and ($max_price is null or gpu_offers.price_per_gpu_hour <= $max_price)
+                and ($min_memory is null or coalesce(gpu_offers.gpu_memory_gb,
+                                                     accelerators.memory_gb) >= $min_memory)
+                and ($provider is null or lower(gpu_offers.provider) = lower($provider))
+                and ($region is null or gpu_offers.region ilike '%' || $region || '%')
+        )
+        select
+            offers.*,
+            count(*) over (partition by offers.provider, offers.sku, offers.pricing_model)
+                as n_regions,
+            coalesce(offers.gpu_memory_gb, accelerators.memory_gb) as memory_gb
+        from offers
+        inner join accelerators on accelerators.accelerator_id = offers.accelerator_id
+        qualify row_number() over (
+            partition by {partition}
+            order by offers.price_per_gpu_hour, offers.observed_at desc, offers.source,
+                offers.region
+        ) = 1
+    """
+    import pandas as pd
+
+    cur = con.execute(sql, {
+        "ids": ids, "kinds": kinds, "all_models": pricing_model == "all",
+        "model": pricing_model, "count": count, "max_price": max_price,
+        "min_memory": min_memory_gb, "provider": provider, "region": region,
+    })
+    frame = pd.DataFrame(cur.fetchall(), columns=[d[0] for d in cur.description])
+    frame["gpu_memory_gb"] = frame["memory_gb"]
+    frame = frame.sort_values([SORTS[sort], "price_per_gpu_hour", "provider", "sku"],
+                              na_position="last", kind="stable")
+    return frame[COLUMNS].reset_index(drop=True)
+
+
+def offers(gpu: str, *, data_dir: Any = None, **filters: Any) -> Any:
+    """`gpucost offers` from Python: a DataFrame of the offers in force for `gpu` ("H100",
+    "H100:8"), read from the published warehouse. Keyword filters as in query_offers:
+    min_memory_gb, max_price, provider, region, pricing_model ("on_demand", "spot", ...,
+    "all"), sort ("price", "price_per_tflop", "age"), all_regions, include_crosscheck,
+    include_reference."""
+    from gpucost.warehouse import data_dir as default_data_dir
+    from gpucost.warehouse.publish import connect_readonly
+
+    con = connect_readonly(data_dir or default_data_dir())
+    try:
+        return query_offers(con, gpu, **filters)
+    finally:
+        con.close()
+
+
+def _age(days: float | None) -> str:
+    if days is None:
+        return "-"
+    return f"{days:.0f} d" if days >= 1 else f"{days * 24:.0f} h"
+
+
+def cmd_offers(args: argparse.Namespace) -> int:
+    from gpucost.flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+
+    model = "spot" if args.spot else args.pricing_model
+    try:
+        frame = offers(args.gpu, min_memory_gb=args.min_memory, max_price=args.max_price,
+                       provider=args.provider, region=args.region, pricing_model=model,
+                       sort=args.sort, all_regions=args.all_regions,
+                       include_crosscheck=args.include_crosscheck,
+                       include_reference=args.include_reference)
+    except OffersError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.format == "json":
+        records = json.loads(frame.to_json(orient="records", date_format="iso"))
+        print(json.dumps(records, indent=1))
+        return EXIT_OK
+    if args.format == "csv":
+        frame.to_csv(sys.stdout, index=False)
+        return EXIT_OK
+    if frame.empty:
+        print(f"no {model.replace('_', '-')} offer in force matches {args.gpu!r}"
+              + ("" if args.include_crosscheck else " (first-hand prices; "
+                 "--include-crosscheck adds the curated public tables)"))
+        return EXIT_FAILED
+    rows = []
+    for r in frame.itertuples():
+        mark = " (crosscheck)" if r.source_kind == "crosscheck" else (
+            " (reference)" if r.source_kind == "reference" else "")
+        region = r.region or "-"
+        if not args.all_regions and r.n_regions > 1:
+            region += f" (+{r.n_regions - 1})"
+        memory = f"{r.gpu_memory_gb:g}" if r.gpu_memory_gb == r.gpu_memory_gb else "-"
+        rows.append([r.accelerator_name, r.provider, r.sku, region,
+                     f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
+                     f"{r.gpu_count:g}", memory, _age(r.age_days), f"{r.source}{mark}",
+                     r.source_url or "-"])
+    header = ["accelerator", "provider", "sku",
+              "region" if args.all_regions else "region (cheapest)", "USD/GPU-h",
+              "USD/h", "GPUs", "GB/GPU", "age", "source", "source URL"]
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    print(f"{len(rows)} offer(s), {model.replace('_', '-')}, "
+          + ("every region" if args.all_regions else "cheapest region of each provider x sku")
+          + ("" if args.include_crosscheck else "; first-hand prices only"))
+    return EXIT_OK
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    o = sub.add_parser("offers", help="what an accelerator costs to rent now, and where "
+                                      "(e.g. `gpucost offers H100:8`)")
+    o.add_argument("gpu", help="accelerator name, optionally with a GPU count: H100, H100:8")
+    o.add_argument("--min-memory", type=float, metavar="GB", help="at least this GB per GPU")
+    o.add_argument("--max-price", type=float, metavar="USD",
+                   help="at most this USD per GPU-hour")
+    o.add_argument("--provider", help="only this provider (aws, gcp, lambda, runpod...)")
+    o.add_argument("--region", help="only regions containing this text")
+    models = o.add_mutually_exclusive_group()
+    models.add_argument("--spot", action="store_true", help="spot prices (= --pricing-model spot)")
+    models.add_argument("--pricing-model", default="on_demand",
+                        choices=("on_demand", "spot", "community", "interruptible_bid",
+                                 "reserved_1y", "reserved_3y", "all"))
+    o.add_argument("--sort", choices=tuple(SORTS), default="price",
+                   help="price (per GPU-hour), price_per_tflop (per bf16 dense PFLOP-hour), age")
+    o.add_argument("--all-regions", action="store_true",
+                   help="every region, not only each provider x sku's cheapest")
+    o.add_argument("--include-crosscheck", action="store_true",
+                   help="add the curated public price tables (marked, never first-hand)")
+    o.add_argument("--include-reference", action="store_true",
+                   help="add the curated reference prices (typed from providers' pages, marked)")
+    o.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    o.set_defaults(func=cmd_offers)

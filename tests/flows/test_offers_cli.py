@@ -1,0 +1,58 @@
+"""`gpucost offers` and `gpucost explain fetch` on the service warehouse (tests/conftest.py):
+SkyPilot's Lambda catalog of 2026-03-08 lists gpu_8x_h100_sxm5 at 27.92 USD/h, 3.49 per GPU."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from gpucost.flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+
+
+@pytest.fixture
+def published(service_warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(service_warehouse))
+    return service_warehouse
+
+
+def test_offers_json_names_price_count_age_and_source(published, capsys) -> None:
+    assert main(["offers", "H100", "--format", "json"]) == EXIT_OK
+    rows = json.loads(capsys.readouterr().out)
+    h100 = [r for r in rows if r["sku"] == "gpu_8x_h100_sxm5"]
+    assert len(h100) == 1
+    row = h100[0]
+    assert row["price_per_gpu_hour"] == pytest.approx(27.92 / 8) == pytest.approx(3.49)
+    assert (row["provider"], row["gpu_count"], row["pricing_model"]) == ("lambda", 8.0,
+                                                                         "on_demand")
+    assert row["source"] == "skypilot" and row["source_kind"] == "first_hand"
+    assert row["observed_at"].startswith("2026-03-08") and row["age_days"] > 200
+    assert row["source_url"].startswith("https://") and row["fetch_id"] > 0
+    for key in ("region", "sku", "provider", "pricing_model", "price_per_gpu_hour",
+                "gpu_count", "observed_at", "age_days", "source", "source_url"):
+        assert key in row
+
+
+def test_offers_table_filters_and_explain_fetch(published, capsys) -> None:
+    assert main(["offers", "H100:8", "--max-price", "4"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "gpu_8x_h100_sxm5" in out and "3.49" in out and "first-hand prices only" in out
+    assert main(["offers", "H100:8", "--max-price", "3"]) == EXIT_FAILED
+    assert "no on-demand offer in force" in capsys.readouterr().out
+    assert main(["offers", "H100:x"]) == EXIT_USAGE
+    assert "whole number" in capsys.readouterr().err
+    main(["offers", "H100", "--format", "json"])
+    fetch_id = json.loads(capsys.readouterr().out)[0]["fetch_id"]
+    assert main(["explain", "fetch", str(fetch_id)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert f"fetch {fetch_id}: skypilot / lambda" in out
+    assert "payload:     raw/skypilot/" in out and "in force:" in out
+    assert "gpu_8x_h100_sxm5" in out
+
+
+def test_offers_from_python(published) -> None:
+    import gpucost
+
+    frame = gpucost.offers("H100:8", max_price=4.0)
+    assert list(frame["sku"]) == ["gpu_8x_h100_sxm5"]
+    assert frame["price_per_gpu_hour"][0] == pytest.approx(3.49)
