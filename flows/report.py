@@ -99,6 +99,8 @@ class ReportData:
     training: Panel
     health: Panel
     unmapped: Panel
+    prices: Panel = field(default_factory=Panel)
+    banner: str = ""  # the freshness banner (empty when every source is fresh)
 
 
 def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -122,6 +124,72 @@ def _pick(columns: list[str], candidates: tuple[str, ...],
     return found
 
 
+# names people read ("NVIDIA H100 SXM5 80GB") instead of ids, wherever a mart has the id
+_NAME = "coalesce(names.name, accelerator_id)"
+_NAMED = "left join (select accelerator_id as name_id, name from accelerators) as names " \
+         "on names.name_id = accelerator_id"
+PRICE_TABLE_ACCELERATORS = 10
+PRICE_TABLE_PROVIDERS = 6
+STALE_DAYS = 7.0
+
+
+def _prices_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
+    """The lead table: accelerator x provider, the cheapest first-hand on-demand offer in
+    force per provider (USD per GPU-hour), its age and where it was read."""
+    if "gpu_offers" not in tables or "accelerators" not in tables:
+        return Panel(missing="gpu_offers is not in this warehouse")
+    rows = con.execute(f"""
+        with offers as (
+            select gpu_offers.*, accelerators.name
+            from gpu_offers
+            inner join accelerators using (accelerator_id)
+            where gpu_offers.source_kind = 'first_hand' and gpu_offers.currency = 'USD'
+                and gpu_offers.pricing_model = 'on_demand'
+                and gpu_offers.price_per_gpu_hour > 0
+            qualify row_number() over (partition by gpu_offers.accelerator_id,
+                gpu_offers.provider order by gpu_offers.price_per_gpu_hour,
+                gpu_offers.observed_at desc) = 1
+        ),
+        ranked as (
+            select accelerator_id, count(*) as n_providers from offers
+            group by accelerator_id
+            order by n_providers desc, accelerator_id limit {PRICE_TABLE_ACCELERATORS}
+        )
+        select offers.name, offers.provider, offers.price_per_gpu_hour, offers.sku,
+            offers.age_days, offers.source, offers.source_url
+        from offers inner join ranked using (accelerator_id)
+        qualify row_number() over (partition by offers.accelerator_id
+            order by offers.price_per_gpu_hour) <= {PRICE_TABLE_PROVIDERS}
+        order by ranked.n_providers desc, offers.accelerator_id, offers.price_per_gpu_hour
+    """).fetchall()
+    if not rows:
+        return Panel(missing="no first-hand on-demand USD price in force yet")
+    return Panel(rows=rows, note=f"the {PRICE_TABLE_ACCELERATORS} accelerators offered by the "
+                 f"most providers; per accelerator the {PRICE_TABLE_PROVIDERS} cheapest providers"
+                 " (their cheapest first-hand on-demand offer in force). `gpucost offers NAME` "
+                 "lists every offer.")
+
+
+def _banner(con: duckdb.DuckDBPyConnection, tables: set[str]) -> str:
+    """One line when sources are failing or their data is old (empty when all is fresh)."""
+    if "source_health" not in tables:
+        return ""
+    from gpucost.flows.source_status import source_rows
+
+    rows = source_rows(con)
+    failing = [r["source"] for r in rows if r["health"] in ("failing", "stale")]
+    old = [(r["source"], r["data_age_days"]) for r in rows
+           if r["health"] != "curated" and (r.get("data_age_days") or 0) > STALE_DAYS]
+    parts = []
+    if failing:
+        parts.append(f"{len(failing)} source(s) failing: {', '.join(sorted(failing))}")
+    if old:
+        oldest = max(old, key=lambda x: x[1])
+        parts.append(f"{len(old)} source(s) with data older than {STALE_DAYS:g} days "
+                     f"(oldest: {oldest[0]}, {age_text(oldest[1])})")
+    return "; ".join(parts)
+
+
 def _basis(con: duckdb.DuckDBPyConnection, table: str) -> str | None:
     have = {r[0] for r in con.execute(
         f'select distinct price_basis from "{table}" '
@@ -137,8 +205,8 @@ def _cost_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     if basis is None:
         return Panel(missing="no accelerator has an hourly price yet")
     rows = con.execute(
-        "select accelerator_id, precision, usd_per_eflop_peak, provider "
-        "from cost_per_flop where price_basis = ? and usd_per_eflop_peak > 0", [basis]).fetchall()
+        f"select {_NAME}, precision, usd_per_eflop_peak, provider from cost_per_flop "
+        f"{_NAMED} where price_basis = ? and usd_per_eflop_peak > 0", [basis]).fetchall()
     return Panel(rows=rows, note=f"price basis {basis}: USD per 10^18 FLOP (int8: OP) at the "
                  "dense peak; divide by the utilisation (MFU) for the effective cost")
 
@@ -151,13 +219,17 @@ def _per_dollar_panel(con: duckdb.DuckDBPyConnection, tables: set[str], table: s
     if basis is None:
         return Panel(missing="no accelerator has an hourly price yet")
     rows = con.execute(
-        f'select accelerator_id, {value_col}, price_per_gpu_hour, provider from "{table}" '
-        f"where price_basis = ? and {value_col} > 0 order by {value_col} desc, accelerator_id "
+        f'select {_NAME}, {value_col}, price_per_gpu_hour, provider from "{table}" {_NAMED} '
+        f"where price_basis = ? and {value_col} > 0 order by {value_col} desc, 1 "
         f"limit {MAX_ROWS}", [basis]).fetchall()
     return Panel(rows=rows, note=f"price basis {basis}; top {MAX_ROWS}")
 
 
 def _history_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
+    if "price_history" in tables and {"provider", "source_kind", "day",
+                                      "price_per_gpu_hour"} <= set(_columns(con,
+                                                                            "price_history")):
+        return _provider_history(con)
     if "price_history" in tables:
         cols = _columns(con, "price_history")
         day = _pick(cols, HISTORY_DATE)
@@ -184,6 +256,34 @@ def _history_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
            "and price_per_gpu_hour > 0 and accelerator_id is not null group by all")
     return _history_rows(con, sql, fallback + "Cheapest on-demand USD per GPU-hour per day.",
                          "gpu_offers")
+
+
+def _provider_history(con: duckdb.DuckDBPyConnection) -> Panel:
+    """One line per provider for the accelerator with the most first-hand on-demand history
+    (no crosscheck): each provider's cheapest per-GPU price per day, the last one carried
+    forward to the newest day of the chart."""
+    where = ("pricing_model = 'on_demand' and currency = 'USD' and price_per_gpu_hour > 0 "
+             "and accelerator_id is not null and source_kind = 'first_hand'")
+    top = con.execute(
+        f"select accelerator_id from price_history where {where} group by 1 "
+        "order by count(distinct day) > 1 desc, count(distinct provider) desc, count(*) desc, "
+        "1 limit 1").fetchall()
+    if not top:
+        return Panel(missing="no first-hand on-demand USD price observed yet")
+    acc = top[0][0]
+    [(name,)] = con.execute("select coalesce(max(name), ?) from accelerators "
+                            "where accelerator_id = ?", [acc, acc]).fetchall()
+    rows = con.execute(
+        f"with h as (select provider, cast(day as date) as day, min(price_per_gpu_hour) "
+        f"as price from price_history where {where} and accelerator_id = ? group by all), "
+        "ranked as (select provider from h group by provider "
+        f"order by min(price), provider limit {HISTORY_SERIES}) "
+        "select h.* from h inner join ranked using (provider) order by 1, 2", [acc]).fetchall()
+    return Panel(rows=rows, kind="provider_history", note=(
+        f"{name}: each provider's cheapest first-hand on-demand USD per GPU-hour per day "
+        f"(price_history; the {HISTORY_SERIES} cheapest providers; a line is carried forward "
+        "from a provider's last observation; crosscheck tables are not drawn)"),
+        missing="" if rows else "no history yet")
 
 
 def _history_rows(con: duckdb.DuckDBPyConnection, sql: str, note: str, kind: str) -> Panel:
@@ -267,6 +367,8 @@ def collect(con: duckdb.DuckDBPyConnection, published_at: datetime) -> ReportDat
         training=_training_panel(con, tables),
         health=_health_panel(con, tables),
         unmapped=_unmapped_panel(con, tables),
+        prices=_prices_panel(con, tables),
+        banner=_banner(con, tables),
     )
 
 
@@ -445,7 +547,8 @@ def bars(chart: str, label: str, rows: list[tuple[str, float, str, str]], unit: 
 def history_chart(panel: Panel) -> str:
     """Lines per accelerator from the price_history mart; points only for the fallback (the
     offers in force are not a time series: their dates differ per source)."""
-    connect = panel.kind == "price_history"
+    connect = panel.kind in ("price_history", "provider_history")
+    carry = panel.kind == "provider_history"
     series: dict[str, list[tuple[date, float]]] = {}
     for acc, day, price in panel.rows:
         series.setdefault(acc, []).append((day, float(price)))
@@ -479,8 +582,16 @@ def history_chart(panel: Panel) -> str:
         colour = PALETTE[k % len(PALETTE)]
         pts.sort()
         xy = [(sx(d), sy(p)) for d, p in pts]
-        if connect and len(xy) > 1:
-            svg.path(xy, colour, acc)
+        line = list(xy)
+        if carry and pts[-1][0] < days[-1]:  # last price carried forward (dashed tail)
+            line.append((sx(days[-1]), xy[-1][1]))
+        if carry:  # a step line: a price holds until the next observation
+            stepped = [line[0]]
+            for x, y in line[1:]:
+                stepped += [(x, stepped[-1][1]), (x, y)]
+            line = stepped
+        if connect and len(line) > 1:
+            svg.path(line, colour, acc)
         for (d, p), (x, y) in zip(pts, xy, strict=True):
             svg.circle(x, y, 3.5, colour, f"{acc} {d.isoformat()}: ${p:.3f}/GPU-hour")
         ly = top + 10 + k * 18
@@ -534,6 +645,8 @@ table{border-collapse:collapse;font-size:12px;margin-top:8px}
 th,td{border-bottom:1px solid #e4e4e4;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f0f0f0} td.err{max-width:520px;word-break:break-word}
 nav a{margin-right:12px;font-size:13px}
+.banner{background:#fff4d6;border:1px solid #edc948;padding:8px 12px;margin:8px 0;font-size:14px}
+table.prices td.num{text-align:right;font-variant-numeric:tabular-nums}
 """
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; " \
       "form-action 'none'"
@@ -583,7 +696,21 @@ def render(data: ReportData) -> str:
                       [list(r) for r in data.unmapped.rows], "unmapped") \
         if data.unmapped.rows else "<p class=\"note\">every GPU name maps to an accelerator</p>"
     counts = ", ".join(f"{esc(k)} {v}" for k, v in sorted(data.mart_rows.items()))
+    prices = ""
+    if data.prices.rows:
+        body = "".join(
+            "<tr>" + f"<td>{esc(n)}</td><td>{esc(prov)}</td>"
+            f'<td class="num">{price:.3f}</td><td>{esc(sku)}</td>'
+            f"<td>{esc(age_text(age))}</td>"
+            + (f'<td><a href="{esc(url)}">{esc(src)}</a></td>' if url else
+               f"<td>{esc(src)}</td>") + "</tr>"
+            for n, prov, price, sku, age, src, url in data.prices.rows)
+        prices = ('<table class="prices" data-table="prices"><thead><tr><th>accelerator</th>'
+                  "<th>provider</th><th>USD / GPU-hour</th><th>sku</th><th>age</th>"
+                  f"<th>source</th></tr></thead><tbody>{body}</tbody></table>")
     sections = [
+        _section("prices", "What an accelerator costs to rent now (on-demand, per GPU-hour)",
+                 "price-table", prices, data.prices),
         _section("cost", "Cost per 10^18 FLOP by accelerator and precision", "cost-per-eflop",
                  cost, data.cost),
         _section("per-dollar", "Memory and bandwidth per dollar", "memory-per-dollar",
@@ -596,7 +723,8 @@ def render(data: ReportData) -> str:
                  data.unmapped),
     ]
     nav = "".join(f'<a href="#{a}">{esc(t)}</a>' for a, t in (
-        ("cost", "cost per FLOP"), ("per-dollar", "per dollar"), ("history", "price history"),
+        ("prices", "prices now"), ("cost", "cost per FLOP"), ("per-dollar", "per dollar"),
+        ("history", "price history"),
         ("training", "training cost"), ("health", "sources"), ("unmapped", "unmapped names")))
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -607,7 +735,10 @@ def render(data: ReportData) -> str:
         "<h1>gpucost: the cost of AI compute</h1>"
         f'<div class="meta">warehouse published {esc(data.published_at.strftime("%Y-%m-%d %H:%M"))}'
         f' UTC; report generated {esc(data.generated_at.strftime("%Y-%m-%d %H:%M"))} UTC. '
-        f"Rows: {counts}.</div><nav>{nav}</nav><br>"
+        f"Rows: {counts}.</div>"
+        + (f'<div class="banner" data-banner="freshness">Data freshness: '
+           f"{esc(data.banner)}. `gpucost sources` says more.</div>" if data.banner else "")
+        + f"<nav>{nav}</nav><br>"
         + "".join(sections) + "</body></html>\n"
     )
 

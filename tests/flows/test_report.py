@@ -10,6 +10,7 @@ request check sees requests. Set GPUCOST_REPORT_SCREENSHOTS=<dir> to keep the sc
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import struct
 from html.parser import HTMLParser
@@ -94,7 +95,10 @@ class _Refs(HTMLParser):
             if name in ("src", "srcset", "action", "formaction", "poster", "background",
                         "data", "xlink:href", "ping", "manifest"):
                 self.loads.append(f"{tag} {name}={value}")
-            if name == "href" and not value.startswith("#"):
+            # a link the reader clicks (the price table's source URLs) loads nothing; any
+            # other href (link rel=stylesheet, svg use...) would
+            if name == "href" and not value.startswith("#") and not (
+                    tag == "a" and value.startswith(("https://", "http://"))):
                 self.loads.append(f"{tag} href={value}")
             if name == "style" and ("url(" in value or "@import" in value):
                 self.loads.append(f"{tag} style={value}")
@@ -161,6 +165,9 @@ def test_report_renders_in_chromium(browser, service_warehouse, tmp_path):
         # training_cost and price_history are real marts of every publish: both drawn
         assert page.select('[data-chart-missing="training-cost"]') == [], variant
         assert page.select('svg[data-chart="price-history"] path.series'), variant
+        # the page leads with the price table: accelerator names, providers, per-GPU prices
+        rows = page.select('table[data-table="prices"] tbody tr')
+        assert rows, variant
         # the scraped GPU name is text: no element came out of it, and the title is ours
         assert page.select("script") == [] and page.select("td b") == []
         dom = page.html()
@@ -210,3 +217,18 @@ def test_report_command(service_warehouse, tmp_path, monkeypatch, capsys):
     out = tmp_path / "out" / "dash.html"
     assert cli.main(["report", "-o", str(out)]) == 0
     assert out.is_file() and oct(out.stat().st_mode & 0o777) != "0o600"
+
+
+def test_report_leads_with_prices_and_draws_a_line_per_provider(service_warehouse, tmp_path):
+    """The price table names the accelerator as people read it and the per-GPU price of
+    SkyPilot's Lambda catalog of 2026-03-08 (27.92 / 8 = 3.490); the history draws one line
+    per provider (lambda: 3.49 on 2026-03-01 and 03-08 in the fixtures), no crosscheck."""
+    html = write_report(service_warehouse, tmp_path / "report.html").read_text()
+    assert html.index('data-table="prices"') < html.index('data-chart="cost-per-eflop"')
+    assert ("<td>NVIDIA H100 SXM5 80GB</td><td>lambda</td><td class=\"num\">3.490</td>"
+            in html)
+    history = html[html.index('<section id="history">'):]
+    history = history[:history.index("</section>")]
+    titles = re.findall(r'<path class="series"[^>]*><title>([^<]+)</title>', history)
+    assert titles and "lambda" in titles and "(crosscheck)" not in history
+    assert "carried forward" in history
