@@ -138,8 +138,8 @@ def offers(gpu: str, *, data_dir: Any = None, **filters: Any) -> Any:
 
 
 def _age(days: float | None) -> str:
-    if days is None:
-        return "-"
+    if days is None or days != days:  # None or NaN: the observation date is unknown
+        return "unknown"
     return f"{days:.0f} d" if days >= 1 else f"{days * 24:.0f} h"
 
 

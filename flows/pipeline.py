@@ -67,6 +67,21 @@ def date_from_name(name: str) -> datetime | None:
         return None
 
 
+def observation_time(option: datetime | None, stated: datetime | None, file_name: str | None,
+                     now_: datetime, mode: str) -> tuple[datetime, str]:
+    """(observed_at, its basis): the --observed-at option, else the date the payload states,
+    else a date in a replayed file's name, else the fetch time (live) or, for a replayed file
+    that states no date, the ingest time with basis 'ingest_time' (the date is unknown)."""
+    if option is not None:
+        return option, "option"
+    if stated is not None:
+        return stated, "payload"
+    from_name = date_from_name(file_name) if file_name else None
+    if from_name is not None:
+        return from_name, "file_name"
+    return now_, "fetch_time" if mode == "live" else "ingest_time"
+
+
 def fetch_source(name: str) -> Fetched:
     """Live fetch of one source through its contract (catalog.sources.base.Source.fetch):
     the payloads that came and each failed part's named error; raises a named FetchError
@@ -139,6 +154,7 @@ def load_pages(
         return store.load(
             con, run_id=run_id, source=source, mode="live", payload=summary, saved=combined,
             result=merged, started_at=started_at, finished_at=now(), observed_at=when,
+            observed_at_basis="fetch_time",
         )
     except Exception as exc:  # whatever the pages do, it is this source's failure alone
         return store.record_failure(
@@ -170,12 +186,13 @@ def load_payloads(
         saved = store.save_payload(source, payload, observed_at or when)
         try:
             result = parse(payload)
-            obs = observed_at or result.observed_at or (
-                date_from_name(payload.name) if mode == "replay" else None) or when
+            obs, basis = observation_time(observed_at, result.observed_at,
+                                          payload.name if mode == "replay" else None, when,
+                                          mode)
             outcomes.append(store.load(
                 con, run_id=run_id, source=source, mode=mode, payload=payload, saved=saved,
                 result=result, started_at=started_at, finished_at=now(), observed_at=obs,
-                force=force and mode == "replay",
+                force=force and mode == "replay", observed_at_basis=basis,
             ))
         except Exception as exc:  # whatever one payload does, it fails alone
             outcomes.append(store.record_failure(

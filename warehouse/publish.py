@@ -98,9 +98,8 @@ def build(data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 
     data_dir = Path(data_dir)
     store = RawStore(data_dir)
-    if not store.db_path.exists():
-        with store.connect():
-            pass  # create an empty raw layer with its schema
+    with store.connect():
+        pass  # create the raw layer, or bring an older one's schema up to date (migrations)
     nxt = data_dir / NEXT_NAME
     _remove_db(nxt)  # a build left by a crash is never published
     con = duckdb.connect(str(nxt),

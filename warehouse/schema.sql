@@ -68,6 +68,11 @@ create table if not exists rejects (
 alter table price_observations add column if not exists offer_count integer;
 alter table price_observations add column if not exists price_p10_per_hour double;
 alter table price_observations add column if not exists price_p90_per_hour double;
+-- where fetches.observed_at came from: option (--observed-at), payload (a date the payload
+-- states: a Wayback capture, row dates), file_name (a date in the replayed file's name),
+-- fetch_time (a live fetch) or ingest_time (a replayed file that states no date: its
+-- observation date is unknown, and the time of the ingest stands in for it)
+alter table fetches add column if not exists observed_at_basis varchar;
 
 -- one row per day x offer key (source, provider, sku, region, pricing_model, os): the daily
 -- rollup of price_observations with a known price, maintained by the loader for the rows it

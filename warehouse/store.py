@@ -310,6 +310,7 @@ class RawStore:
         finished_at: datetime,
         observed_at: datetime,
         force: bool = False,
+        observed_at_basis: str | None = None,
     ) -> LoadOutcome:
         """Append one parsed payload, idempotently, behind the date check, the row-count
         guard and the plausibility gates (see the module docstring)."""
@@ -318,7 +319,7 @@ class RawStore:
             url=redact(payload.url), payload_name=payload.name, started_at=started_at,
             finished_at=finished_at, observed_at=observed_at,
             http_status=payload.http_status, bytes=saved.size, sha256=saved.sha256,
-            payload_path=saved.relpath,
+            payload_path=saved.relpath, observed_at_basis=observed_at_basis,
         )
         if self.already_loaded(con, source, saved.sha256):
             fid = self._insert_fetch(con, status="unchanged", **common)

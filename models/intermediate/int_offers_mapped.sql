@@ -16,7 +16,8 @@
 --   (price_p10_per_hour / price_p90_per_hour, whole instance; price_per_hour is the median).
 -- * lineage: fetch_id (raw.fetches) and source_url: the URL the payload was fetched from, or
 --   for a payload replayed from a file the source's documented live endpoint; a reference
---   price's own source_url.
+--   price's own source_url. observed_at_known is false for a file replayed without any date
+--   (observed_at is then the time of the ingest, not of the price).
 
 with
 
@@ -76,6 +77,7 @@ scraped_mapped as (
             when fetches.url like 'http%' then fetches.url
             else registered_sources.default_url
         end as source_url,
+        fetches.observed_at_basis,
         name_map.accelerator_id,
         name_map.mapped_by,
         case when snapshots.source = 'crosscheck' then 'crosscheck' else 'first_hand' end
@@ -129,6 +131,7 @@ reference_offers as (
         reference_prices.observed_at as confirmed_at,
         cast(null as bigint) as fetch_id,
         reference_prices.source_url,
+        'payload' as observed_at_basis,
         reference_prices.accelerator_id,
         'reference' as mapped_by,
         'reference' as source_kind
@@ -208,6 +211,9 @@ superseded as (
     where older.source_kind = 'first_hand'
         and newer.source_kind = 'first_hand'
         and newer.price_per_hour is not null
+        -- a file replayed without any date is stamped with the ingest time: it supersedes
+        -- nothing (its observation date is unknown)
+        and newer.observed_at_basis is distinct from 'ingest_time'
 
 ),
 
@@ -260,6 +266,8 @@ final as (
         flagged.fetch_id,
         flagged.source_url,
         flagged.observed_at,
+        flagged.observed_at_basis,
+        flagged.observed_at_basis is distinct from 'ingest_time' as observed_at_known,
         flagged.confirmed_at
     from current_offers as flagged
 

@@ -148,6 +148,12 @@ bases as (
         price_bases.accelerator_id as basis_accelerator_id,
         price_bases.price_basis as basis_name,
         price_bases.provider as basis_provider,
+        price_bases.basis_kind,
+        price_bases.source as basis_source,
+        price_bases.sku as basis_sku,
+        price_bases.region as basis_region,
+        price_bases.fetch_id as basis_fetch_id,
+        price_bases.source_url as basis_source_url,
         price_bases.price_per_gpu_hour as basis_price,
         price_bases.observed_at as basis_observed_at
     from price_bases
@@ -158,6 +164,12 @@ bases as (
         given_for.accelerator_id as basis_accelerator_id,
         'given' as basis_name,
         cast(null as varchar) as basis_provider,
+        'given' as basis_kind,
+        cast(null as varchar) as basis_source,
+        cast(null as varchar) as basis_sku,
+        cast(null as varchar) as basis_region,
+        cast(null as bigint) as basis_fetch_id,
+        cast(null as varchar) as basis_source_url,
         args.arg_price as basis_price,
         cast(null as timestamptz) as basis_observed_at
     from args
@@ -200,6 +212,12 @@ select
     ---------- cost per price basis
     bases.basis_name as price_basis,
     bases.basis_provider as provider,
+    bases.basis_kind,
+    bases.basis_source as source,
+    bases.basis_sku as sku,
+    bases.basis_region as region,
+    bases.basis_fetch_id as fetch_id,
+    bases.basis_source_url as source_url,
     bases.basis_price as price_per_gpu_hour,
     'USD' as currency,
     bases.basis_observed_at as observed_at,

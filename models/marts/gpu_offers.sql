@@ -14,6 +14,10 @@
 --   vcpus [vCPUs]: virtual CPUs of the instance
 --   ram_gb [GB]: host RAM of the instance
 --   os: operating system the price is for (linux)
+--   observed_at_known: false for an offer from a file replayed without any date (no
+--     --observed-at, no date in the payload or its name): observed_at is then the time of
+--     the ingest, and age_days is null (unknown), never "fresh"
+--   age_days [days]: age of the observation at the build; null when observed_at_known is false
 --   confirmed_at [timestamp (UTC)]: the last time a fetch saw this same payload (an unchanged
 --     refetch confirms the price is still listed)
 --   offer_count [offers]: marketplace offers aggregated into the row (Vast: the host offers of this
@@ -57,8 +61,12 @@ final as (
         offers.fetch_id,
         offers.source_url,
         offers.observed_at,
-        round(date_diff('second', offers.observed_at, current_timestamp) / 86400.0, 1)
-            as age_days,
+        offers.observed_at_known,
+        case
+            when offers.observed_at_known
+                then round(date_diff('second', offers.observed_at, current_timestamp)
+                    / 86400.0, 1)
+        end as age_days,
         offers.confirmed_at
     from offers
 

@@ -24,10 +24,12 @@
 --   cheapest_source: source of the cheapest offer
 --   source: source of the cheapest offer (as cheapest_source; every price answer names it)
 --   sku: sku of the cheapest offer (as cheapest_sku)
+--   region: region of the cheapest offer (as cheapest_region)
 --   fetch_id: raw.fetches row of the cheapest offer (`gpucost explain fetch FETCH_ID`); null for
 --     a reference price
 --   observed_at [timestamp (UTC)]: when the cheapest offer was observed
---   age_days [days]: age of the cheapest offer's observation at the build
+--   age_days [days]: age of the cheapest offer's observation at the build; null when its date
+--     is unknown (a file replayed without any date)
 --   n_providers_crosscheck [providers]: providers priced only by a crosscheck table (kept out of
 --     the statistics)
 --   n_providers_listed [providers]: every provider with a price: n_providers +
@@ -79,15 +81,21 @@ final as (
             filter (where provider_prices.provider_rank = 1) as source,
         any_value(provider_prices.sku)
             filter (where provider_prices.provider_rank = 1) as sku,
+        any_value(provider_prices.region)
+            filter (where provider_prices.provider_rank = 1) as region,
         any_value(provider_prices.fetch_id)
             filter (where provider_prices.provider_rank = 1) as fetch_id,
         any_value(provider_prices.source_url)
             filter (where provider_prices.provider_rank = 1) as source_url,
         any_value(provider_prices.observed_at)
             filter (where provider_prices.provider_rank = 1) as observed_at,
-        round(date_diff('second', any_value(provider_prices.observed_at)
-            filter (where provider_prices.provider_rank = 1), current_timestamp) / 86400.0, 1)
-            as age_days,
+        case
+            when any_value(provider_prices.observed_at_known)
+                filter (where provider_prices.provider_rank = 1)
+                then round(date_diff('second', any_value(provider_prices.observed_at)
+                    filter (where provider_prices.provider_rank = 1), current_timestamp)
+                    / 86400.0, 1)
+        end as age_days,
         string_agg(
             provider_prices.provider
             || case when provider_prices.is_crosscheck then ' (crosscheck)' else '' end,

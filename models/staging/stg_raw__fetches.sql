@@ -36,7 +36,10 @@ renamed as (
         ---------- timestamps
         source.started_at,
         source.finished_at,
-        source.observed_at
+        source.observed_at,
+        -- option | payload | file_name | fetch_time | ingest_time (date unknown); null for
+        -- fetches recorded before the column existed
+        source.observed_at_basis
 
     from source
 

@@ -61,3 +61,24 @@ def test_azure_sizes_of_another_region_map_by_rule(azure_region: Path) -> None:
     with duckdb.connect(str(azure_region / "raw.duckdb"), read_only=True) as con:
         [(reason,)] = con.execute("select reason from rejects").fetchall()
     assert reason == "retired_promo_size"
+
+
+def test_a_file_replayed_without_any_date_has_an_unknown_age(tmp_path) -> None:
+    """A catalog named by a commit hash states no date: it is stamped with the ingest time,
+    which must not pass for fresh (age null, observed_at_known false) nor supersede a dated
+    observation of another source."""
+    sky = Path(__file__).resolve().parents[1] / "fixtures" / "skypilot" / "lambda_vms_tiny.csv"
+    undated = tmp_path / "lambda_vms_0082b04.csv"
+    undated.write_bytes(sky.read_bytes())
+    [outcome], _ = ingest_files("skypilot", [undated], data_dir=tmp_path / "wh")
+    assert outcome.status == "replayed"
+    with duckdb.connect(str(tmp_path / "wh" / "raw.duckdb"), read_only=True) as con:
+        [(basis,)] = con.execute("select observed_at_basis from fetches").fetchall()
+    with duckdb.connect(str(tmp_path / "wh" / "gpucost.duckdb"), read_only=True) as con:
+        rows = con.execute("select observed_at_known, age_days from gpu_offers "
+                           "where sku = 'gpu_8x_h100_sxm5'").fetchall()
+        [(age,)] = con.execute("select age_days from gpu_prices where accelerator_id = "
+                               "'nvidia-h100-sxm5-80gb' and pricing_model = 'on_demand'"
+                               ).fetchall()
+    assert basis == "ingest_time"
+    assert rows == [(False, None)] and age is None
