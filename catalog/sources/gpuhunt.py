@@ -57,6 +57,7 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
+from gpucost.catalog.sizes import provider_size_count
 from gpucost.catalog.sources.base import (
     CheapestOffers,
     FetchContext,
@@ -211,6 +212,9 @@ def _row(
         name = sku  # RunPod's GPU type id ("NVIDIA H100 80GB HBM3"): keeps PCIe / SXM apart
     elif name and memory and _VRAM_IN_NAME.match(name):
         name = f"{name} {memory:g}GB"
+    known = provider_size_count(provider, sku)
+    if known is not None and known > 0:
+        count = known  # the provider's own size table (Azure partitions), not the catalog's
     if count_in_sku:
         sku = f"{count:g}x {sku}"
     return PriceObservation(

@@ -62,7 +62,7 @@ from gpucost.catalog.records import (
     Payload,
     PriceObservation,
 )
-from gpucost.catalog.sources import aws, azure
+from gpucost.catalog.sizes import provider_size_count
 from gpucost.catalog.sources.base import CheapestOffers, FetchContext, Part, Source
 
 NAME = "skypilot"
@@ -290,18 +290,6 @@ def _region(row: dict[str, str], cloud: str) -> str:
         zone = (row.get("AvailabilityZone") or "").strip()
         return region or re.sub(r"-\d+$", "", zone)
     return _zone(row)
-
-
-def provider_size_count(provider: str, sku: str) -> float | None:
-    """The GPU count (a fraction for a GPU partition) of a provider's size from that provider's
-    own module, whichever source carried the price: one count per size (Azure NVv4 sizes are
-    1/8, 1/4, 1/2 of an MI25, which SkyPilot's catalog lists as 1 GPU each). None when the
-    provider's table does not know the size."""
-    if provider == "azure":
-        return azure.gpu_of_size(sku)[1]
-    if provider == "aws" and sku in aws.INSTANCE_GPUS:
-        return float(aws.INSTANCE_GPUS[sku][1])
-    return None
 
 
 def _parse_generic(rows: list[dict[str, str]], cloud: str, out: CheapestOffers) -> None:

@@ -1,0 +1,42 @@
+"""One GPU count per provider size, whichever catalog carried the price (catalog/sizes.py)."""
+
+from __future__ import annotations
+
+from gpucost.catalog.records import ParseResult
+from gpucost.catalog.sizes import provider_size_count
+from gpucost.catalog.sources import gpuhunt
+
+
+def test_provider_tables_give_the_count() -> None:
+    assert provider_size_count("azure", "Standard_NV4as_v4") == 1 / 8
+    assert provider_size_count("azure", "Standard_NV32as_v4") == 1.0
+    assert provider_size_count("azure", "Standard_ND96isr_H100_v5") == 8.0
+    assert provider_size_count("aws", "p5.48xlarge") == 8.0
+    assert provider_size_count("aws", "no-such.size") is None
+    assert provider_size_count("lambda", "gpu_8x_h100_sxm5") is None
+
+
+def test_gpuhunt_azure_partition_is_a_fraction() -> None:
+    """gpuhunt lists NV4as_v4 as 1 GPU; the azure size table says 1/8 of an MI25."""
+    row = {"instance_name": "Standard_NV4as_v4", "location": "eastus", "price": "0.233",
+           "gpu_count": "1", "gpu_name": "MI25", "gpu_memory": "2", "spot": "false",
+           "cpu": "4", "memory": "14"}
+    obs = gpuhunt._row(row, "azure", ParseResult(stream="azure"))
+    assert obs is not None and obs.gpu_count == 1 / 8
+
+
+def test_estimated_bases_rank_after_observed_ones() -> None:
+    from gpucost.flows.estimate import _cheapest_rental
+
+    rows = [
+        {"accelerator_id": "a", "price_basis": "on_demand_min", "basis_kind": "observed",
+         "cost_usd": 100.0},
+        {"accelerator_id": "a", "price_basis": "reserved_3y_cud_est", "basis_kind": "estimated",
+         "cost_usd": 36.0},
+        {"accelerator_id": "b", "price_basis": "reserved_1y_cud_est", "basis_kind": "estimated",
+         "cost_usd": 59.0},
+        {"accelerator_id": "b", "price_basis": "owned", "basis_kind": "owned", "cost_usd": 9.0},
+    ]
+    cheapest = _cheapest_rental(rows, "cost_usd")
+    assert cheapest["a"]["price_basis"] == "on_demand_min"  # observed first, though dearer
+    assert cheapest["b"]["price_basis"] == "reserved_1y_cud_est (est.)"  # said so
