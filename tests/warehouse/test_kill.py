@@ -51,6 +51,10 @@ VOLATILE = {
                       "last_status", "data_age_days", "fetches_total", "fetches_failed"},
     "gpu_offers": {"confirmed_at"},
 }
+# in every mart: the raw.fetches id behind a price (a run killed mid-load may have used up
+# sequence values, so the same payload can carry another id: lineage, not content) and ages
+# at the build (wall clock)
+VOLATILE_EVERYWHERE = {"fetch_id", "age_days"}
 
 MOMENTS: list[tuple[str, dict]] = [
     ("raw: first payload saved, nothing loaded",
@@ -99,7 +103,7 @@ def _fingerprint(data: Path) -> dict[str, tuple[int, int]]:
         out = {}
         for mart in mart_names():
             cols = [r[0] for r in con.execute(f'describe "{mart}"').fetchall()
-                    if r[0] not in VOLATILE.get(mart, set())]
+                    if r[0] not in VOLATILE.get(mart, set()) | VOLATILE_EVERYWHERE]
             sel = ", ".join(f'"{c}"' for c in cols)
             out[mart] = tuple(con.execute(
                 f'select count(*), coalesce(bit_xor(hash(row({sel}))), 0) from "{mart}"'
