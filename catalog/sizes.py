@@ -1,4 +1,4 @@
-"""One GPU count per provider size, whichever source carried the price.
+"""One GPU count per provider size, and one retirement rule, whichever source carried the price.
 
 Aggregated catalogs (SkyPilot, gpuhunt) list Azure's NVv4 sizes as 1 GPU each, although they
 are 1/8, 1/4 and 1/2 of an MI25; the provider's own module knows the size. A parser that
@@ -18,3 +18,8 @@ def provider_size_count(provider: str, sku: str) -> float | None:
     if provider == "aws" and sku in aws.INSTANCE_GPUS:
         return float(aws.INSTANCE_GPUS[sku][1])
     return None
+
+
+def retired_size(provider: str, sku: str) -> bool:
+    """Whether `provider`'s size is a retired one (Azure `*_Promo`), kept out of every price."""
+    return provider == "azure" and azure.is_retired_size(sku)

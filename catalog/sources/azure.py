@@ -152,6 +152,11 @@ def gpu_of_size(arm_sku_name: str) -> tuple[str, float | None]:
     return m.group("series") + version, None
 
 
+def is_retired_size(arm_sku_name: str) -> bool:
+    """A retired promotional size (`*_Promo`): never a price to compare."""
+    return (arm_sku_name or "").endswith("_Promo")
+
+
 def is_gpu_size(arm_sku_name: str) -> bool:
     return bool(_GPU_SIZE.match(arm_sku_name or ""))
 
@@ -241,7 +246,7 @@ def _reject_reason(item: dict[str, Any]) -> tuple[str, str] | None:
         return "cloud_services_meter", product
     if "Low Priority" in meter:
         return "low_priority_retired", meter.strip()
-    if str(item.get("armSkuName") or "").endswith("_Promo") or "Promo" in meter:
+    if is_retired_size(str(item.get("armSkuName") or "")) or "Promo" in meter:
         return "retired_promo_size", f"{item.get('armSkuName')}: a retired promotional size"
     if item.get("unitOfMeasure") != "1 Hour":
         return "unexpected_unit", f"unitOfMeasure {item.get('unitOfMeasure')!r}"

@@ -57,7 +57,7 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
-from gpucost.catalog.sizes import provider_size_count
+from gpucost.catalog.sizes import provider_size_count, retired_size
 from gpucost.catalog.sources.base import (
     CheapestOffers,
     FetchContext,
@@ -194,6 +194,10 @@ def _row(
                                      _raw(row)))
         return None
     region = (row.get("location") or "").strip()
+    if retired_size(provider, sku):
+        result.rejects.append(Reject("retired_promo_size", f"{sku}: a retired promotional size",
+                                     _raw(row)))
+        return None
     price = _num(row.get("price"))
     if price is None or price <= 0:
         result.rejects.append(Reject("zero_or_missing_price",

@@ -62,7 +62,7 @@ from gpucost.catalog.records import (
     Payload,
     PriceObservation,
 )
-from gpucost.catalog.sizes import provider_size_count
+from gpucost.catalog.sizes import provider_size_count, retired_size
 from gpucost.catalog.sources.base import CheapestOffers, FetchContext, Part, Source
 
 NAME = "skypilot"
@@ -303,7 +303,7 @@ def _parse_generic(rows: list[dict[str, str]], cloud: str, out: CheapestOffers) 
         if not sku:
             out.reject("missing_instance_type", f"{accel} row without InstanceType", _raw(row))
             continue
-        if provider == "azure" and sku.endswith("_Promo"):
+        if retired_size(provider, sku):
             out.reject("retired_promo_size", f"{sku}: a retired promotional size", _raw(row))
             continue
         name, count = gpu_name_and_count(accel, _num(row.get("AcceleratorCount")))

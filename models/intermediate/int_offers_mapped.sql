@@ -268,6 +268,12 @@ final as (
         flagged.observed_at,
         flagged.observed_at_basis,
         flagged.observed_at_basis is distinct from 'ingest_time' as observed_at_known,
+        -- age at the build; unknown (null) for a file replayed without any date
+        case
+            when flagged.observed_at_basis is distinct from 'ingest_time'
+                then round(date_diff('second', flagged.observed_at, current_timestamp)
+                    / 86400.0, 1)
+        end as age_days,
         flagged.confirmed_at
     from current_offers as flagged
 

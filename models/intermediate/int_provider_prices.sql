@@ -66,6 +66,7 @@ final as (
         cheapest_per_provider.fetch_id,
         cheapest_per_provider.source_url,
         cheapest_per_provider.observed_at_known,
+        cheapest_per_provider.age_days,
         cheapest_per_provider.observed_at,
         cheapest_per_provider.n_offers,
         count(*) filter (where not cheapest_per_provider.is_crosscheck) over (

@@ -62,11 +62,7 @@ final as (
         offers.source_url,
         offers.observed_at,
         offers.observed_at_known,
-        case
-            when offers.observed_at_known
-                then round(date_diff('second', offers.observed_at, current_timestamp)
-                    / 86400.0, 1)
-        end as age_days,
+        offers.age_days,
         offers.confirmed_at
     from offers
 

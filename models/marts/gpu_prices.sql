@@ -47,7 +47,7 @@ provider_prices as (
 
 ),
 
-final as (
+statistics as (
 
     select
         provider_prices.accelerator_id,
@@ -69,33 +69,6 @@ final as (
             filter (where not provider_prices.is_crosscheck) as median_price_per_gpu_hour,
         quantile_cont(provider_prices.price_per_gpu_hour, 0.5)
             filter (where provider_prices.is_crosscheck) as crosscheck_median_price_per_gpu_hour,
-        any_value(provider_prices.provider)
-            filter (where provider_prices.provider_rank = 1) as cheapest_provider,
-        any_value(provider_prices.sku)
-            filter (where provider_prices.provider_rank = 1) as cheapest_sku,
-        any_value(provider_prices.region)
-            filter (where provider_prices.provider_rank = 1) as cheapest_region,
-        any_value(provider_prices.source)
-            filter (where provider_prices.provider_rank = 1) as cheapest_source,
-        any_value(provider_prices.source)
-            filter (where provider_prices.provider_rank = 1) as source,
-        any_value(provider_prices.sku)
-            filter (where provider_prices.provider_rank = 1) as sku,
-        any_value(provider_prices.region)
-            filter (where provider_prices.provider_rank = 1) as region,
-        any_value(provider_prices.fetch_id)
-            filter (where provider_prices.provider_rank = 1) as fetch_id,
-        any_value(provider_prices.source_url)
-            filter (where provider_prices.provider_rank = 1) as source_url,
-        any_value(provider_prices.observed_at)
-            filter (where provider_prices.provider_rank = 1) as observed_at,
-        case
-            when any_value(provider_prices.observed_at_known)
-                filter (where provider_prices.provider_rank = 1)
-                then round(date_diff('second', any_value(provider_prices.observed_at)
-                    filter (where provider_prices.provider_rank = 1), current_timestamp)
-                    / 86400.0, 1)
-        end as age_days,
         string_agg(
             provider_prices.provider
             || case when provider_prices.is_crosscheck then ' (crosscheck)' else '' end,
@@ -104,6 +77,46 @@ final as (
         ) as providers
     from provider_prices
     group by provider_prices.accelerator_id, provider_prices.pricing_model
+
+),
+
+cheapest as (
+
+    select * from provider_prices
+    where provider_prices.provider_rank = 1
+
+),
+
+final as (
+
+    select
+        statistics.accelerator_id,
+        statistics.pricing_model,
+        statistics.currency,
+        statistics.n_offers,
+        statistics.n_providers,
+        statistics.n_providers_crosscheck,
+        statistics.n_providers_listed,
+        statistics.min_price_per_gpu_hour,
+        statistics.p25_price_per_gpu_hour,
+        statistics.median_price_per_gpu_hour,
+        statistics.crosscheck_median_price_per_gpu_hour,
+        cheapest.provider as cheapest_provider,
+        cheapest.sku as cheapest_sku,
+        cheapest.region as cheapest_region,
+        cheapest.source as cheapest_source,
+        cheapest.source,
+        cheapest.sku,
+        cheapest.region,
+        cheapest.fetch_id,
+        cheapest.source_url,
+        cheapest.observed_at,
+        cheapest.age_days,
+        statistics.providers
+    from statistics
+    left join cheapest
+        on cheapest.accelerator_id = statistics.accelerator_id
+        and cheapest.pricing_model = statistics.pricing_model
 
 )
 

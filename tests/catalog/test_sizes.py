@@ -40,3 +40,16 @@ def test_estimated_bases_rank_after_observed_ones() -> None:
     cheapest = _cheapest_rental(rows, "cost_usd")
     assert cheapest["a"]["price_basis"] == "on_demand_min"  # observed first, though dearer
     assert cheapest["b"]["price_basis"] == "reserved_1y_cud_est (est.)"  # said so
+
+
+def test_a_retired_size_is_refused_whichever_catalog_lists_it() -> None:
+    from gpucost.catalog.sizes import retired_size
+
+    assert retired_size("azure", "Standard_ND96isr_H100_v5_Promo")
+    assert not retired_size("azure", "Standard_ND96isr_H100_v5")
+    assert not retired_size("aws", "x_Promo")
+    row = {"instance_name": "Standard_NC6s_v3_Promo", "location": "eastus", "price": "1.1",
+           "gpu_count": "1", "gpu_name": "V100", "spot": "false"}
+    result = ParseResult(stream="azure")
+    assert gpuhunt._row(row, "azure", result) is None
+    assert [r.reason for r in result.rejects] == ["retired_promo_size"]

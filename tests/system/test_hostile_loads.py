@@ -253,6 +253,8 @@ def test_every_row_out_of_band_fails_the_payload(tmp_path):
     [outcome], published = ingest_files("azure", [path], data_dir=tmp_path / "wh")
     assert (outcome.status, outcome.error_type) == ("failed", "AllRowsRefusedError")
     assert published is not None
+    reasons = dict(_raw(tmp_path / "wh", "select reason, count(*) from rejects group by 1"))
+    assert reasons.get("price_out_of_band", 0) >= 1
 
 
 def test_ingest_refuses_a_file_over_its_cap_without_reading_it(tmp_path, monkeypatch, capsys):
