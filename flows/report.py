@@ -701,7 +701,7 @@ def render(data: ReportData) -> str:
         body = "".join(
             "<tr>" + f"<td>{esc(n)}</td><td>{esc(prov)}</td>"
             f'<td class="num">{price:.3f}</td><td>{esc(sku)}</td>'
-            f"<td>{esc(age_text(age))}</td>"
+            f"<td>{esc(age_text(age) if age is not None else 'date unknown')}</td>"
             + (f'<td><a href="{esc(url)}">{esc(src)}</a></td>' if url else
                f"<td>{esc(src)}</td>") + "</tr>"
             for n, prov, price, sku, age, src, url in data.prices.rows)

@@ -227,6 +227,7 @@ def test_report_leads_with_prices_and_draws_a_line_per_provider(service_warehous
     assert html.index('data-table="prices"') < html.index('data-chart="cost-per-eflop"')
     assert ("<td>NVIDIA H100 SXM5 80GB</td><td>lambda</td><td class=\"num\">3.490</td>"
             in html)
+    assert "<td></td><td><a" not in html  # an unknown age says so, never a blank cell
     history = html[html.index('<section id="history">'):]
     history = history[:history.index("</section>")]
     titles = re.findall(r'<path class="series"[^>]*><title>([^<]+)</title>', history)
