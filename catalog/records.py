@@ -69,6 +69,42 @@ class SpecObservation:
 
 
 @dataclass(frozen=True, slots=True)
+class ThroughputObservation:
+    """One measured benchmark result: a system's throughput on one benchmark x scenario of one
+    round (an MLPerf Inference LoadGen summary). Keyed by (round, division, submitter, system):
+    the same system folder name exists under several submitters."""
+
+    round: str  # results round, e.g. "v5.1"
+    division: str  # closed | open | network
+    submitter: str  # the submitter's folder name
+    system: str  # the system id (results/<system>/, systems/<system>.json)
+    benchmark: str  # model key, normalised: llama2-70b, llama3.1-405b, gpt-oss-120b, ...
+    accuracy_target: str  # "99", "99.9" or "" (separate benchmark folders: never add them up)
+    scenario: str  # Offline | Server | Interactive (Interactive prints "Scenario : Server")
+    metric: str  # tokens_per_second (generated tokens) | samples_per_second
+    value: float  # for the whole system under test (all accelerators of all nodes)
+    valid: bool  # "Result is : VALID"
+    ttft_limit_ms: float | None = None  # p99 time-to-first-token limit (Server/Interactive)
+    tpot_limit_ms: float | None = None  # p99 time-per-output-token limit
+
+
+@dataclass(frozen=True, slots=True)
+class SystemDescription:
+    """What a benchmarked system is: its accelerators and software (systems/<system>.json)."""
+
+    round: str
+    division: str
+    submitter: str
+    system: str
+    system_name: str  # the submitter's free-text name
+    accelerator_name_raw: str  # as the submitter spells it
+    accelerators_per_node: float
+    number_of_nodes: float
+    availability: str  # available | preview | rdi
+    framework: str  # the software stack ("TensorRT 10.11, CUDA 12.9", "vLLM 0.9.0 ...")
+
+
+@dataclass(frozen=True, slots=True)
 class Reject:
     """A row a parser (or a gate) refused, with the reason. Never drop silently."""
 
@@ -89,8 +125,15 @@ class ParseResult:
     stream: str
     prices: list[PriceObservation] = field(default_factory=list)
     specs: list[SpecObservation] = field(default_factory=list)
+    throughput: list[ThroughputObservation] = field(default_factory=list)
+    systems: list[SystemDescription] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     observed_at: datetime | None = None  # when the payload itself says it was observed
+
+    @property
+    def n_rows(self) -> int:
+        """Rows this payload loads (what the row-count guard compares)."""
+        return len(self.prices) + len(self.specs) + len(self.throughput) + len(self.systems)
 
 
 @dataclass(frozen=True, slots=True)

@@ -165,7 +165,18 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from gpucost.flows.pipeline import ingest_files
     from gpucost.flows.progress import setup_console
 
+    from gpucost.catalog import sources
+
+    tree = sources.get(args.source).tree_files  # KeyError: unknown source (main: exit 2)
     files = [Path(f) for f in args.files]
+    if tree:  # a results repository: a directory stands for the files under it
+        files = [found for f in files for found in (
+            sorted({p for pattern in tree for p in f.glob(pattern) if p.is_file()})
+            if f.is_dir() else [f])]
+        if not files:
+            print(f"error: no {' or '.join(tree)} under {', '.join(args.files)}",
+                  file=sys.stderr)
+            return EXIT_USAGE
     folders = [str(f) for f in files if f.is_dir()]
     if folders:
         print(f"error: {', '.join(folders)}: a directory; give the files in it (e.g. "
@@ -211,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("refresh", help="fetch every source, load, rebuild and publish")
     r.add_argument("--source", action="append", help="only this source (repeatable)")
-    r.add_argument("--kind", choices=("prices", "specs"),
+    r.add_argument("--kind", choices=("prices", "specs", "throughput"),
                    help="only the sources of this kind (the scheduled deployments use it)")
     r.add_argument("--strict", action="store_true", help="exit 3 when any source failed")
     r.add_argument("--allow-shrink", action="store_true",

@@ -111,6 +111,8 @@ def _merge(results: list[ParseResult], stream: str) -> ParseResult:
     for r in results:
         merged.prices += r.prices
         merged.specs += r.specs
+        merged.throughput += r.throughput
+        merged.systems += r.systems
         merged.rejects += r.rejects
     return merged
 
@@ -149,7 +151,7 @@ def load_pages(
             except EmptyPayloadError:
                 continue  # a page without offers is fine; an empty walk is not (below)
         merged = _merge(results, stream)
-        if not merged.prices and not merged.specs:
+        if not merged.n_rows:
             raise EmptyPayloadError(f"{source}: {len(payloads)} page(s) parsed to no rows")
         return store.load(
             con, run_id=run_id, source=source, mode="live", payload=summary, saved=combined,

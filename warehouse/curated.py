@@ -24,6 +24,10 @@ CURATED_TABLES = (
     "training_runs",
     "cost_presets",
     "inference_scenarios",
+    # measured inference (issue 12): rack/system prices, systems whose JSON is unpublished
+    "system_prices",
+    "mlperf_systems",
+    "mlperf_benchmarks",
 )
 
 

@@ -98,3 +98,40 @@ create table if not exists price_daily (
     last_fetch_id bigint not null,
     primary key (day, source, provider, sku, region, pricing_model, os)
 );
+
+-- measured benchmark results (source mlperf_results): one row per LoadGen summary, i.e. one
+-- system x benchmark x scenario of one round; value is for the whole system under test
+create table if not exists throughput_observations (
+    fetch_id bigint not null,
+    source varchar not null,
+    round varchar not null,             -- v4.0, v5.1, ...
+    division varchar not null,          -- closed | open | network
+    submitter varchar not null,
+    system varchar not null,            -- the system id (results/<system>/)
+    benchmark varchar not null,         -- model key: llama2-70b, gpt-oss-120b, ...
+    accuracy_target varchar not null,   -- 99 | 99.9 | '' (separate benchmark folders)
+    scenario varchar not null,          -- Offline | Server | Interactive
+    metric varchar not null,            -- tokens_per_second | samples_per_second
+    value double not null,
+    valid boolean not null,
+    ttft_limit_ms double,
+    tpot_limit_ms double,
+    observed_at timestamptz not null
+);
+
+-- what a benchmarked system is (systems/<system>.json): accelerators and software
+create table if not exists system_descriptions (
+    fetch_id bigint not null,
+    source varchar not null,
+    round varchar not null,
+    division varchar not null,
+    submitter varchar not null,
+    system varchar not null,
+    system_name varchar,
+    accelerator_name_raw varchar not null,
+    accelerators_per_node double not null,
+    number_of_nodes double not null,
+    availability varchar,
+    framework varchar,
+    observed_at timestamptz not null
+);

@@ -100,6 +100,16 @@ on conflict (day, source, provider, sku, region, pricing_model, os) do update se
 SPEC_COLUMNS = [
     "fetch_id", "source", "accelerator_name_raw", "metric", "value", "unit", "observed_at",
 ]
+THROUGHPUT_COLUMNS = [
+    "fetch_id", "source", "round", "division", "submitter", "system", "benchmark",
+    "accuracy_target", "scenario", "metric", "value", "valid", "ttft_limit_ms",
+    "tpot_limit_ms", "observed_at",
+]
+SYSTEM_COLUMNS = [
+    "fetch_id", "source", "round", "division", "submitter", "system", "system_name",
+    "accelerator_name_raw", "accelerators_per_node", "number_of_nodes", "availability",
+    "framework", "observed_at",
+]
 
 
 def _insert_frame(con: duckdb.DuckDBPyConnection, table: str, columns: list[str],
@@ -235,11 +245,13 @@ class RawStore:
         con.execute(_DAILY_UPSERT.format(relation="price_observations"))
 
     @staticmethod
-    def already_loaded(con: duckdb.DuckDBPyConnection, source: str, sha256: str) -> bool:
+    def already_loaded(con: duckdb.DuckDBPyConnection, source: str, sha256: str,
+                       stream: str | None = None) -> bool:
+        """Whether this source already loaded these bytes (in `stream`, when given)."""
         rows = con.execute(  # fetchall: a half-read result blocks register() in DuckDB 2
             "select 1 from fetches where source = ? and sha256 = ? "
-            "and status in ('ok', 'replayed') limit 1",
-            [source, sha256],
+            "and status in ('ok', 'replayed') and (? is null or stream = ?) limit 1",
+            [source, sha256, stream, stream],
         ).fetchall()
         return bool(rows)
 
@@ -321,7 +333,11 @@ class RawStore:
             http_status=payload.http_status, bytes=saved.size, sha256=saved.sha256,
             payload_path=saved.relpath, observed_at_basis=observed_at_basis,
         )
-        if self.already_loaded(con, source, saved.sha256):
+        # A benchmark result's identity is its path (round, submitter, system, benchmark,
+        # scenario), not its bytes: NVIDIA submits one run for both accuracy targets (-99 and
+        # -99.9), and identical bytes at two paths are two observations.
+        by_stream = result.stream if (result.throughput or result.systems) else None
+        if self.already_loaded(con, source, saved.sha256, by_stream):
             fid = self._insert_fetch(con, status="unchanged", **common)
             self._confirm_snapshot(con, source, saved.sha256, fid, observed_at)
             return LoadOutcome(fid, source, result.stream, "unchanged")
@@ -338,7 +354,7 @@ class RawStore:
 
         prices, gated = self.gate(con, source, result.prices, observed_at)
         rejects = result.rejects + gated
-        n_rows = len(prices) + len(result.specs)
+        n_rows = len(prices) + result.n_rows - len(result.prices)
         status = "ok" if mode == "live" else "replayed"
         error_type = error = None
         if n_rows == 0 and gated:  # every row refused by the gates: a failed payload
@@ -377,6 +393,17 @@ class RawStore:
                 _insert_frame(con, "spec_observations", SPEC_COLUMNS, [
                     (fid, source, s.accelerator_name_raw, s.metric, s.value, s.unit,
                      observed_at) for s in result.specs])
+            if result.throughput:
+                _insert_frame(con, "throughput_observations", THROUGHPUT_COLUMNS, [
+                    (fid, source, t.round, t.division, t.submitter, t.system, t.benchmark,
+                     t.accuracy_target, t.scenario, t.metric, t.value, t.valid,
+                     t.ttft_limit_ms, t.tpot_limit_ms, observed_at)
+                    for t in result.throughput])
+            if result.systems:
+                _insert_frame(con, "system_descriptions", SYSTEM_COLUMNS, [
+                    (fid, source, d.round, d.division, d.submitter, d.system, d.system_name,
+                     d.accelerator_name_raw, d.accelerators_per_node, d.number_of_nodes,
+                     d.availability, d.framework, observed_at) for d in result.systems])
             if rejects:  # load-time gates add their own rejects
                 _insert_frame(con, "rejects", REJECT_COLUMNS, [
                     (fid, source, r.reason, r.detail[:RAW_ROW_MAX_CHARS],
@@ -416,7 +443,7 @@ class RawStore:
         previous, last_at = last
         if mode != "live" and last_at is not None and _aware(observed_at) < _aware(last_at):
             return None
-        n_rows = len(result.prices) + len(result.specs)
+        n_rows = result.n_rows
         if n_rows < COLLAPSE_RATIO * previous:
             return RowCountCollapseError(
                 f"{source}/{result.stream}: {n_rows} rows against {previous} in the last good "

@@ -25,6 +25,7 @@ _MODULES = {
     "gpuhunt": "gpucost.catalog.sources.gpuhunt",
     "lambda": "gpucost.catalog.sources.lambda_cloud",
     "mlperf": "gpucost.catalog.sources.mlperf",
+    "mlperf_results": "gpucost.catalog.sources.mlperf_results",
     "oci": "gpucost.catalog.sources.oci",
     "rocm": "gpucost.catalog.sources.rocm",
     "runpod": "gpucost.catalog.sources.runpod",

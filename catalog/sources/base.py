@@ -57,7 +57,7 @@ from gpucost.catalog.records import (
 
 log = logging.getLogger("gpucost.catalog.sources")
 
-KINDS = ("prices", "specs")
+KINDS = ("prices", "specs", "throughput")
 
 
 @dataclass(frozen=True)
@@ -183,6 +183,9 @@ class Source:
     # loaded together under this stream, so the row-count guard sees the whole walk.
     live_stream: str | None = None
     description: str = ""  # one line: what the source is
+    # Files identified by their path (a results repository): `gpucost ingest SOURCE DIR`
+    # takes a directory and loads the files under it that match these globs.
+    tree_files: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

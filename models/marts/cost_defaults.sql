@@ -34,6 +34,10 @@
 --   default_hours_per_year [hours]: assumption hours_per_year (8760 when the catalog lacks it)
 --   default_inference_bandwidth_utilisation [fraction]: assumption inference_bandwidth_utilisation:
 --     achieved / peak memory bandwidth (MBU) of memory-bound decode
+--   default_inference_serving_batch_size [sequences]: assumption inference_serving_batch_size: the
+--     batch of a bare `gpucost estimate --inference` (calibrated on MLPerf measurements)
+--   default_inference_serving_weight_bits [bits]: assumption inference_serving_weight_bits: the
+--     weight precision of a bare `gpucost estimate --inference` (8: fp8)
 
 with
 
@@ -84,7 +88,13 @@ final as (
         ) as default_hours_per_year,
         max(assumptions.value) filter (
             where assumptions.assumption_key = 'inference_bandwidth_utilisation'
-        ) as default_inference_bandwidth_utilisation
+        ) as default_inference_bandwidth_utilisation,
+        max(assumptions.value) filter (
+            where assumptions.assumption_key = 'inference_serving_batch_size'
+        ) as default_inference_serving_batch_size,
+        max(assumptions.value) filter (
+            where assumptions.assumption_key = 'inference_serving_weight_bits'
+        ) as default_inference_serving_weight_bits
     from assumptions
 
 )

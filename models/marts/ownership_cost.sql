@@ -8,6 +8,13 @@
 --
 -- columns:
 --   name: the vendor's product name (accelerators.name)
+--   purchase_price_usd [USD]: the accelerator's purchase price (accelerators.purchase_price_usd);
+--     for one sold only inside a system, its share of the system price (system_price_usd /
+--     accelerators_per_system of catalog/system_prices.csv)
+--   purchase_price_kind: 'chip price' (the accelerator's own price) or 'system price' (a share of
+--     a cited system price, e.g. a GB300 NVL72 rack: server_cost_overhead is then 1)
+--   system_id: the system whose price purchase_price_usd is a share of (catalog/system_prices.csv);
+--     null for a chip price
 --   server_price_per_gpu_usd [USD]: purchase_price_usd x server_cost_overhead: the server's price
 --     per accelerator
 --   cluster_capex_per_gpu_usd [USD]: server_price_per_gpu_usd / (1 - network_fraction_of_cluster):
@@ -60,7 +67,13 @@ rental_bases as (
 
 ),
 
-owned as (
+system_prices as (
+
+    select * from stg_curated__system_prices
+
+),
+
+chip_priced as (
 
     select
         accelerator_inputs.accelerator_id,
@@ -68,6 +81,8 @@ owned as (
         accelerator_inputs.tdp_w,
         accelerator_inputs.server_to_chip_power,
         accelerator_inputs.server_to_chip_power_key,
+        'chip price' as purchase_price_kind,
+        cast(null as varchar) as system_id,
         estimate.*
     from accelerator_inputs,
         lateral ownership_estimate(
@@ -81,6 +96,44 @@ owned as (
 
 ),
 
+-- an accelerator sold only inside a system (a GB200 / GB300 NVL72 rack): its share of the
+-- cited system price is already a server price (server_cost_overhead 1)
+system_priced as (
+
+    select
+        accelerator_inputs.accelerator_id,
+        accelerator_inputs.name,
+        accelerator_inputs.tdp_w,
+        accelerator_inputs.server_to_chip_power,
+        accelerator_inputs.server_to_chip_power_key,
+        'system price' as purchase_price_kind,
+        system_prices.system_id,
+        estimate.*
+    from accelerator_inputs
+    inner join system_prices
+        on system_prices.accelerator_id = accelerator_inputs.accelerator_id,
+        lateral ownership_estimate(
+            system_prices.system_price_usd / system_prices.accelerators_per_system,
+            accelerator_inputs.tdp_w,
+            server_to_chip_power := accelerator_inputs.server_to_chip_power,
+            avg_power_fraction := accelerator_inputs.avg_power_fraction,
+            server_cost_overhead := 1.0
+        ) as estimate
+    where not (coalesce(accelerator_inputs.purchase_price_usd, 0) > 0)
+        and system_prices.system_price_usd > 0
+        and system_prices.accelerators_per_system > 0
+        and accelerator_inputs.tdp_w > 0
+
+),
+
+owned as (
+
+    select * from chip_priced
+    union all by name
+    select * from system_priced
+
+),
+
 final as (
 
     select
@@ -90,6 +143,8 @@ final as (
 
         ---------- owned, Epoch amortised method (USD per GPU-hour at 100% utilisation)
         owned.purchase_price_usd,
+        owned.purchase_price_kind,
+        owned.system_id,
         owned.server_cost_overhead,
         owned.server_price_per_gpu_usd,
         owned.network_fraction_of_cluster,

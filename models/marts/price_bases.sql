@@ -7,7 +7,9 @@
 --   price is observed: the cheapest first-hand on-demand price of AWS, GCP, Azure or Lambda
 --   less Epoch's default committed-use discount for that provider). Crosscheck rows are never
 --   an input to any basis;
--- * owned: Epoch AI's amortised owned cost (ownership_cost.owned_usd_per_gpu_hour);
+-- * owned: Epoch AI's amortised owned cost (ownership_cost.owned_usd_per_gpu_hour), from the
+--   chip's purchase price or, for an accelerator sold only in a rack (GB200 / GB300 NVL72),
+--   from its share of a cited system price (source_url, basis_note say which);
 -- * rows are ordered observed first, then estimated, then owned.
 --
 -- columns:
@@ -28,7 +30,8 @@
 --     price behind it); null for owned
 --   basis_kind: observed (a price seen in force), estimated (an observed price less an assumed
 --     discount: say so wherever it is used) or owned (a modelled cost)
---   sku: the offer behind the basis (null for on_demand_median and owned)
+--   sku: the offer behind the basis (null for on_demand_median); for owned, the system whose cited
+--     price the hardware cost is a share of (catalog/system_prices.csv), null for a chip price
 --   basis_note: how the basis price was formed ('observed on_demand price', 'on-demand less 41%
 --     (cud_discount_aws_1y)', ...)
 
@@ -46,6 +49,12 @@ owned_costs as (
 
 ),
 
+system_prices as (
+
+    select * from stg_curated__system_prices
+
+),
+
 owned_bases as (
 
     select distinct
@@ -57,14 +66,24 @@ owned_bases as (
         'USD' as currency,
         cast(null as varchar) as provider,
         'ownership_cost' as source,
-        cast(null as varchar) as sku,
+        owned_costs.system_id as sku,
         cast(null as varchar) as region,
         cast(null as bigint) as fetch_id,
-        cast(null as varchar) as source_url,
+        system_prices.source_url,
         cast(null as bigint) as n_providers,
         cast(null as timestamptz) as observed_at,
-        'Epoch amortised hardware + interconnect + energy' as basis_note
+        case
+            when owned_costs.purchase_price_kind = 'system price'
+                then 'Epoch amortised hardware + interconnect + energy, hardware at '
+                    || format('{:,.0f}', system_prices.system_price_usd) || ' USD per '
+                    || owned_costs.system_id || ' / '
+                    || cast(system_prices.accelerators_per_system as integer)
+                    || ' GPUs (' || system_prices.price_basis || ')'
+            else 'Epoch amortised hardware + interconnect + energy'
+        end as basis_note
     from owned_costs
+    left join system_prices
+        on system_prices.system_id = owned_costs.system_id
     where owned_costs.owned_usd_per_gpu_hour > 0
 
 ),

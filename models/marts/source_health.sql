@@ -7,7 +7,8 @@
 --   it failed when its status is failed or it carries an error (a refused payload).
 -- * last_error_type / last_error are those of the most recent failed fetch (which may be
 --   older than the last success; compare last_failure_at with last_success_at).
--- * rows_in_force counts price and spec observations of the fetches in force; for
+-- * rows_in_force counts price, spec and throughput observations and system descriptions of
+--   the fetches in force; for
 --   'reference', the reference prices in use (not superseded by a scraped offer).
 -- * data_origin: a fetch in force is live when it was fetched live, or when a successful live
 --   fetch of the same source and stream returned the same payload (sha256); else replayed
@@ -31,7 +32,8 @@
 --     reference)
 --   last_error_type: named error class of the most recent failure (HttpStatusError, ...)
 --   last_error: error message of the most recent failure (scraped or network text)
---   rows_in_force [rows]: price and spec observations of this source in force
+--   rows_in_force [rows]: price, spec and throughput observations and system descriptions of this
+--     source in force
 --   data_origin: where the data in force came from: live, replayed (files loaded by `gpucost
 --     ingest`, never confirmed by a live fetch), mixed (some streams each), curated
 --     (reference); null when no data is in force
@@ -63,6 +65,18 @@ price_snapshots as (
 spec_observations as (
 
     select * from stg_raw__spec_observations
+
+),
+
+throughput_observations as (
+
+    select * from stg_raw__throughput_observations
+
+),
+
+system_descriptions as (
+
+    select * from stg_raw__system_descriptions
 
 ),
 
@@ -184,6 +198,16 @@ rows_in_force as (
         spec_observations.fetch_id,
         spec_observations.observed_at
     from spec_observations
+    union all
+    select
+        throughput_observations.fetch_id,
+        throughput_observations.observed_at
+    from throughput_observations
+    union all
+    select
+        system_descriptions.fetch_id,
+        system_descriptions.observed_at
+    from system_descriptions
 
 ),
 

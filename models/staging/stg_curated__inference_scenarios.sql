@@ -37,6 +37,11 @@ renamed as (
         ---------- the claim, if any
         cast(nullif(trim(source.claimed_ratio), '') as double) as claimed_ratio,
         nullif(trim(source.claim_source_url), '') as claim_source_url,
+        -- cost_per_token (N x lower USD per million tokens) or throughput_per_gpu (N x more
+        -- tokens/s per GPU); null without a claim
+        lower(nullif(trim(source.claim_kind), '')) as claim_kind,
+        -- the MLPerf benchmark measuring this model (inference_throughput.benchmark), if any
+        lower(nullif(trim(source.benchmark), '')) as benchmark,
 
         ---------- provenance
         nullif(trim(source.source_url), '') as source_url,

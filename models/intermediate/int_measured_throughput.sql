@@ -1,0 +1,217 @@
+-- one row per measured benchmark result in force: system x benchmark (x accuracy target) x
+-- scenario x round, with the system's accelerators and software (source mlperf_results).
+--
+-- * in force: the rows of the fetch in force for each stream (int_fetches_in_force); a
+--   results file published again at the same path replaces its predecessor;
+-- * the system: the description in force for (round, division, submitter, system), keyed by
+--   submitter too (the same system folder exists under several submitters), else the
+--   curated row of catalog/mlperf_systems.csv (systems whose JSON is not published). The
+--   count is accelerators_per_node x number_of_nodes, never the folder name;
+-- * accelerator_id: the submitter's spelling resolved through catalog/aliases.csv (gpu_name
+--   aliases; one scoped to mlperf_results or mlperf wins over a global one); null when no
+--   alias matches;
+-- * software_family: the serving stack named first in the framework text (TensorRT-LLM for
+--   NVIDIA's "TensorRT ..." submissions, vLLM (also llm-d), SGLang, PyTorch, Saxml); null
+--   when none is named ("N/A"). Like-for-like pairs prefer the same family.
+
+with
+
+observations as (
+
+    select * from stg_raw__throughput_observations
+
+),
+
+descriptions as (
+
+    select * from stg_raw__system_descriptions
+
+),
+
+curated_systems as (
+
+    select * from stg_curated__mlperf_systems
+
+),
+
+in_force as (
+
+    select * from int_fetches_in_force
+
+),
+
+fetches as (
+
+    select * from stg_raw__fetches
+
+),
+
+aliases as (
+
+    select * from stg_curated__aliases
+
+),
+
+results as (
+
+    select
+        observations.fetch_id,
+        observations.round,
+        observations.division,
+        observations.submitter,
+        observations.system,
+        observations.benchmark,
+        observations.accuracy_target,
+        observations.scenario,
+        bool_and(observations.valid) as valid,
+        max(observations.value) filter (where observations.metric = 'tokens_per_second')
+            as tokens_per_second,
+        max(observations.value) filter (where observations.metric = 'samples_per_second')
+            as samples_per_second,
+        max(observations.ttft_limit_ms) as ttft_limit_ms,
+        max(observations.tpot_limit_ms) as tpot_limit_ms,
+        max(observations.observed_at) as observed_at
+    from observations
+    inner join in_force
+        on in_force.fetch_id = observations.fetch_id
+    group by all
+
+),
+
+loaded_systems as (
+
+    select
+        descriptions.round,
+        descriptions.division,
+        descriptions.submitter,
+        descriptions.system,
+        descriptions.system_name,
+        descriptions.accelerator_name_raw,
+        descriptions.accelerators_per_node,
+        descriptions.number_of_nodes,
+        descriptions.availability,
+        descriptions.framework,
+        'system_description' as count_basis,
+        cast(null as varchar) as system_source_url
+    from descriptions
+    inner join in_force
+        on in_force.fetch_id = descriptions.fetch_id
+
+),
+
+systems as (
+
+    select * from loaded_systems
+    union all
+    select
+        curated_systems.round,
+        curated_systems.division,
+        curated_systems.submitter,
+        curated_systems.system,
+        cast(null as varchar) as system_name,
+        curated_systems.accelerator_name_raw,
+        curated_systems.accelerators_per_node,
+        curated_systems.number_of_nodes,
+        curated_systems.availability,
+        curated_systems.framework,
+        'curated' as count_basis,
+        curated_systems.source_url as system_source_url
+    from curated_systems
+    where not exists (
+        select 1 from loaded_systems
+        where loaded_systems.round = curated_systems.round
+            and loaded_systems.division = curated_systems.division
+            and loaded_systems.submitter = curated_systems.submitter
+            and loaded_systems.system = curated_systems.system
+    )
+
+),
+
+alias_lookup as (
+
+    select
+        aliases.alias_key,
+        arg_min(
+            aliases.accelerator_id,
+            case when coalesce(aliases.provider, '') in ('mlperf_results', 'mlperf') then 0
+                else 1 end
+        ) as accelerator_id
+    from aliases
+    where aliases.alias_kind = 'gpu_name'
+        and aliases.alias_key <> ''
+        and aliases.accelerator_id is not null
+        and coalesce(aliases.provider, '') in ('', 'mlperf_results', 'mlperf')
+    group by aliases.alias_key
+
+),
+
+final as (
+
+    select
+        ---------- ids
+        results.round,
+        results.division,
+        results.submitter,
+        results.system,
+        results.benchmark,
+        results.accuracy_target,
+        results.scenario,
+
+        ---------- the system
+        systems.system_name,
+        systems.accelerator_name_raw,
+        alias_lookup.accelerator_id,
+        systems.accelerators_per_node,
+        systems.number_of_nodes,
+        systems.accelerators_per_node * systems.number_of_nodes as accelerator_count,
+        systems.count_basis,
+        systems.availability,
+        systems.framework,
+        (
+            select stacks.family
+            from (values
+                ('tensorrt', 'TensorRT-LLM'), ('vllm', 'vLLM'), ('llm-d', 'vLLM'),
+                ('sglang', 'SGLang'), ('pytorch', 'PyTorch'), ('saxml', 'Saxml')
+            ) as stacks(keyword, family)
+            where strpos(lower(systems.framework), stacks.keyword) > 0
+            order by strpos(lower(systems.framework), stacks.keyword)
+            limit 1
+        ) as software_family,
+
+        ---------- the measurement
+        results.valid,
+        results.tokens_per_second,
+        results.samples_per_second,
+        results.tokens_per_second / results.samples_per_second as output_tokens_per_sample,
+        results.tokens_per_second
+            / (systems.accelerators_per_node * systems.number_of_nodes)
+            as tokens_per_second_per_accelerator,
+        results.ttft_limit_ms,
+        results.tpot_limit_ms,
+
+        ---------- lineage
+        results.fetch_id,
+        case
+            when fetches.url like 'http%' then fetches.url
+            else 'https://github.com/mlcommons/inference_results_' || results.round
+                || '/tree/main/' || results.division || '/' || results.submitter
+                || '/results/' || results.system
+        end as source_url,
+        systems.system_source_url,
+        results.observed_at
+
+    from results
+    left join systems
+        on systems.round = results.round
+        and systems.division = results.division
+        and systems.submitter = results.submitter
+        and systems.system = results.system
+    left join alias_lookup
+        on alias_lookup.alias_key
+            = regexp_replace(lower(systems.accelerator_name_raw), '[^a-z0-9]', '', 'g')
+    left join fetches
+        on fetches.fetch_id = results.fetch_id
+
+)
+
+select * from final
