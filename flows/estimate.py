@@ -171,6 +171,9 @@ def add_estimate_parser(sub: Any) -> None:
     i.add_argument("--compare", metavar="ACCELERATOR",
                    help="a second platform: how many times cheaper per million output tokens"
                         " it is than --accelerator")
+    i.add_argument("--benchmark", metavar="NAME",
+                   help="the MLPerf benchmark whose measurements --compare prefers (e.g. "
+                        "gpt-oss-120b, llama2-70b; inference_throughput.benchmark)")
     i.add_argument("--claim", type=_positive,
                    help="a vendor's claimed ratio, set beside the supported one (--compare)")
     e.set_defaults(func=cmd_estimate)
@@ -299,12 +302,59 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+_BITS_PRECISION = {4: "fp4", 8: "fp8", 16: "bf16"}
+
+
+def _serving_defaults(con: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The batch and weight precision of an estimate given neither: throughput serving as
+    measured (assumptions inference_serving_batch_size / _weight_bits, calibrated in the mart
+    inference_roofline_calibration). Only what the user left out."""
+    (d,) = _rows(con, "select default_inference_serving_batch_size as batch, "
+                      "default_inference_serving_weight_bits as bits from cost_defaults")
+    out: dict[str, Any] = {}
+    if args.batch is None and d["batch"]:
+        out["batch_size"] = d["batch"]
+    if args.precision is None and d["bits"]:
+        out["precision"] = _BITS_PRECISION.get(int(d["bits"]), "bf16")
+    return out
+
+
+def _measured_same_model(con: Any, accelerator_id: str,
+                         values: dict[str, Any]) -> list[dict[str, Any]]:
+    """The measured results (inference_measured, comparable, Offline first) of a benchmark
+    whose model has the estimate's active and total parameters within 10%, on this
+    accelerator, each at the cheapest on-demand price (else the cheapest observed basis, else
+    owned)."""
+    active = values.get("params")
+    total = values.get("params_total") or active
+    return _rows(con, """
+        select measured.*, bench.model
+        from inference_measured as measured
+        join inference_benchmarks as bench using (benchmark)
+        where measured.accelerator_id = $acc and measured.comparable
+            and abs(bench.params_active / $active - 1) <= 0.1
+            and abs(bench.params_total / $total - 1) <= 0.1
+            and measured.usd_per_million_output_tokens is not null
+            and (measured.basis_kind = 'observed' or measured.price_basis = 'owned')
+        qualify row_number() over (
+            partition by measured.benchmark, measured.scenario
+            order by measured.price_basis = 'on_demand_min' desc,
+                measured.basis_kind = 'observed' desc,
+                measured.usd_per_million_output_tokens) = 1
+        order by case measured.scenario when 'Offline' then 0 when 'Server' then 1 else 2 end,
+            measured.benchmark
+        """,
+        {"acc": accelerator_id, "active": active, "total": total})
+
+
 def inference_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     """Run inference_cost_estimate (and inference_cost_ratio with --compare)."""
     if args.params is None:
         raise EstimateError("--inference needs --params (active parameters)")
     accelerator = resolve_accelerator(con, args.accelerator) if args.accelerator else None
     values = {_INFERENCE_ARGS[k]: getattr(args, k) for k in _INFERENCE_ARGS}
+    serving = _serving_defaults(con, args)
+    values.update({k: v for k, v in serving.items() if values.get(k) is None})
     if accelerator:
         values["accelerator"] = accelerator["accelerator_id"]
     sql, params = _call("inference_cost_estimate", values)
@@ -317,7 +367,10 @@ def inference_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
                             "figures in the catalog")
     if not rows:
         raise EstimateError("no accelerator with a price and memory figures to estimate on")
-    result: dict[str, Any] = {"mode": "inference", "inputs": params, "rows": rows}
+    result: dict[str, Any] = {"mode": "inference", "inputs": params, "rows": rows,
+                              "serving_defaults": serving}
+    if accelerator:
+        result["measured"] = _measured_same_model(con, accelerator["accelerator_id"], values)
     if args.compare:
         if not accelerator:
             raise EstimateError("--compare needs --accelerator (the baseline)")
@@ -332,7 +385,14 @@ def inference_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
              "baseline": accelerator["accelerator_id"]})
         result["compare_accelerator_id"] = other["accelerator_id"]
         result["claim"] = args.claim
-    keys: list[str] = []
+        result["measured_pairs"] = _rows(
+            con, "select * from measured_throughput_ratio($platform, $baseline, "
+                 "benchmark := $benchmark) where pair_rank <= 3 order by pair_rank",
+            {"platform": other["accelerator_id"], "baseline": accelerator["accelerator_id"],
+             "benchmark": args.benchmark})
+    keys: list[str] = [f"inference_serving_{k}" for k in
+                       (("batch_size",) if "batch_size" in serving else ())
+                       + (("weight_bits",) if "precision" in serving else ())]
     if args.bandwidth_utilisation is None:
         keys.append("inference_bandwidth_utilisation")
     if args.compute_utilisation is None:
@@ -531,6 +591,14 @@ def _print_inference(result: dict[str, Any], out: Any) -> None:
         model += f" ({_count(first['params_total'])} total)"
     print(f"Inference estimate: {model}, {first['precision']} weights, batch "
           f"{_num(first['batch_size'])}, {_num(first['context_tokens'])} context tokens", file=out)
+    serving = result.get("serving_defaults") or {}
+    if serving:
+        given = " and ".join(
+            f"{label} {_num(serving[k]) if k == 'batch_size' else serving[k]}"
+            for k, label in (("batch_size", "batch"), ("precision", "weights")) if k in serving)
+        print(f"  serving defaults: {given} (throughput serving as MLPerf measures it; "
+              "calibrated on measured results: inference_roofline_calibration; "
+              "--batch / --precision override)", file=out)
     if single:
         print(f"  on {first['accelerator_name']} ({first['accelerator_id']})", file=out)
         lines = [
@@ -556,6 +624,7 @@ def _print_inference(result: dict[str, Any], out: Any) -> None:
                [[r["price_basis"], r["provider"] or "-", _num(r["price_per_gpu_hour"]),
                  _num(r["usd_per_million_output_tokens"]), _num(r["usd_per_million_input_tokens"])]
                 for r in sorted(priced, key=lambda r: r["usd_per_million_output_tokens"])], out)
+        _print_measured(result, rows, out)
     else:
         column = "usd_per_million_output_tokens"
         on_demand = _cheapest(rows, column, lambda r: r["price_basis"] == "on_demand_min")
@@ -593,7 +662,85 @@ def _print_inference(result: dict[str, Any], out: Any) -> None:
                     + ([_num(result["claim"]), _num(result["claim"] / c["cost_ratio"])]
                        if result["claim"] else [])
                     for c in result["compare"]], out)
+        _print_measured_pairs(result, out)
     _print_assumptions(result, out)
+
+
+def _print_measured(result: dict[str, Any], rows: list[dict[str, Any]], out: Any) -> None:
+    """Measured results of the same model on the same accelerator, beside the roofline at the
+    same price basis: how far the estimate is from what was measured."""
+    measured = result.get("measured")
+    if measured is None:
+        return
+    if not measured:
+        print("\nmeasured: no MLPerf Inference result of a model this size on this accelerator"
+              " (inference_measured); the figures above are the roofline only", file=out)
+        return
+    by_basis = {r["price_basis"]: r for r in rows if r["price_basis"]}
+    print("\nmeasured (MLPerf Inference, inference_measured), at the same price basis:",
+          file=out)
+    table = []
+    for m in measured:
+        est = by_basis.get(m["price_basis"], {}).get("usd_per_million_output_tokens")
+        table.append([
+            f"{m['benchmark']}{'-' + m['accuracy_target'] if m['accuracy_target'] else ''}",
+            m["scenario"], f"{m['round']} {m['submitter']}", m["software_family"] or "-",
+            _num(m["tokens_per_second_per_accelerator"]),
+            f"{m['price_basis']} ({m['provider'] or '-'})",
+            _num(m["usd_per_million_output_tokens"]),
+            _num(est), _num(est / m["usd_per_million_output_tokens"]) if est else "-"])
+    _table(["benchmark", "scenario", "round, submitter", "software", "tok/s/GPU", "basis",
+            "USD/M measured", "USD/M estimate", "estimate/measured"], table, out)
+
+
+def _print_measured_pairs(result: dict[str, Any], out: Any) -> None:
+    """The measured side of --compare, and which side the answer rests on."""
+    pairs = result.get("measured_pairs")
+    if pairs is None:
+        return
+    platform, baseline = result["compare_accelerator_id"], result["rows"][0]["accelerator_id"]
+    compare = {c["price_basis"]: c for c in result.get("compare") or []}
+    basis = "on_demand_min" if "on_demand_min" in compare else next(iter(compare), None)
+    price_ratio = compare[basis]["price_ratio"] if basis else None
+    claim = result["claim"]
+    if not pairs:
+        print(f"\nmeasured: {platform} and {baseline} were never measured on one benchmark and "
+              "scenario (inference_throughput)", file=out)
+        if basis:
+            roof = compare[basis]["cost_ratio"]
+            print(f"answer (roofline, no measurement): {_num(roof)}x cheaper per million output "
+                  f"tokens at {basis}" + (f"; the claimed {_num(claim)}x is "
+                                          f"{_num(claim / roof)}x that" if claim else ""),
+                  file=out)
+        return
+    print(f"\nmeasured per-GPU throughput, {platform} / {baseline} (MLPerf Inference, closest "
+          "like-for-like first; macro measured_throughput_ratio):", file=out)
+    rows = []
+    for p in pairs:
+        cost = p["measured_ratio"] / price_ratio if price_ratio else None
+        rows.append([
+            str(p["pair_rank"]),
+            f"{p['benchmark']}{'-' + p['accuracy_target'] if p['accuracy_target'] else ''}",
+            p["scenario"], f"{p['round']} / {p['baseline_round']}",
+            f"{p['software_family'] or '-'} / {p['baseline_software_family'] or '-'}",
+            str(p["match_tier"]), _num(p["measured_ratio"]), _num(cost)]
+            + ([_num(claim / cost) if cost else "-"] if claim else []))
+    _table(["#", "benchmark", "scenario", "rounds", "software", "match", "throughput ratio",
+            f"cost ratio ({basis or 'no common price'})"]
+           + (["claim / measured"] if claim else []), rows, out)
+    print("  match: 1 same benchmark, round and software; 2 same round; 3 other rounds; 4-6 the"
+          " same on another benchmark than --benchmark", file=out)
+    best = pairs[0]
+    line = (f"answer (measured, {best['benchmark']} {best['scenario']}): {platform} generates "
+            f"{_num(best['measured_ratio'])}x the tokens per GPU of {baseline}")
+    if price_ratio:
+        cost = best["measured_ratio"] / price_ratio
+        line += (f"; at {basis} prices ({_num(price_ratio)}x the price per GPU-hour) that is "
+                 f"{_num(cost)}x cheaper per million output tokens")
+        if claim:
+            line += (f"; the claimed {_num(claim)}x is {_num(claim / cost)}x what was measured "
+                     f"and would need a price ratio of {_num(best['measured_ratio'] / claim)}")
+    print(line, file=out)
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:

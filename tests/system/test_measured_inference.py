@@ -1,0 +1,175 @@
+"""Measured inference economics (issue 12), end to end on the recorded MLPerf Inference files.
+
+Every recorded summary and system description of ../shared/data/throughput is ingested
+(`gpucost ingest mlperf_results DIR`) into a warehouse holding no scraped price: the price
+bases are then the curated reference prices and the owned costs, which the figures below are
+worked out from by hand.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import duckdb
+import pytest
+from gpucost.flows import cli
+
+CATALOG = Path(__file__).resolve().parents[2] / "catalog"
+
+
+@pytest.fixture(scope="module")
+def warehouse(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data_dir = tmp_path_factory.mktemp("measured")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GPUCOST_DATA_DIR", str(data_dir))
+    try:
+        assert cli.main(["ingest", "mlperf_results", str(shared_data / "throughput")]) == 0
+    finally:
+        mp.undo()
+    return data_dir
+
+
+@pytest.fixture
+def con(warehouse: Path):  # type: ignore[no-untyped-def]
+    """Per test: the CLI tests open the same file with their own connection settings."""
+    c = duckdb.connect(str(warehouse / "gpucost.duckdb"), read_only=True)
+    yield c
+    c.close()
+
+
+def _assumption(key: str) -> float:
+    with (CATALOG / "assumptions.csv").open(encoding="utf-8") as fh:
+        return next(float(r["value"]) for r in csv.DictReader(fh) if r["key"] == key)
+
+
+def test_every_result_is_in_force_with_its_count(con) -> None:  # type: ignore[no-untyped-def]
+    rows = con.execute("select count(*), count(accelerator_count), count(accelerator_id) "
+                       "from inference_throughput").fetchall()
+    # 104 summaries, all counted; 98 on catalogued accelerators (H200 NVL, MI350X and the two
+    # Intel Arc cards are not in the catalog)
+    assert rows == [(104, 104, 98)]
+    gb300 = con.execute(
+        "select accelerator_count, tokens_per_second_per_accelerator, count_basis "
+        "from inference_throughput where round = 'v6.0' and submitter = 'NVIDIA' "
+        "and system like 'GB300-NVL72%' and benchmark = 'llama2-70b' and scenario = 'Offline'"
+    ).fetchall()
+    assert gb300 == [(72.0, pytest.approx(1126850 / 72), "system_description")]
+    # v5.0 systems whose JSON is unpublished: counted from catalog/mlperf_systems.csv
+    curated = con.execute(
+        "select system, any_value(accelerator_count) from inference_throughput "
+        "where count_basis = 'curated' group by 1 order by 1").fetchall()
+    assert curated == [("B200-SXM-180GBx8_TRT", 8.0),
+                       ("GB200-NVL72_GB200-186GB_aarch64x72_TRT_Triton", 72.0)]
+
+
+def test_measured_cost_per_million_tokens_by_hand(con) -> None:  # type: ignore[no-untyped-def]
+    # Cisco 2 x 8 H100 (v5.1), Llama 2 70B Offline: 62351.6 tokens/s for 16 GPUs, at Lambda's
+    # reference on-demand price of 2.99 USD per GPU-hour (catalog/reference_prices.csv)
+    (row,) = con.execute(
+        "select price_per_gpu_hour, usd_per_million_output_tokens from inference_measured "
+        "where submitter = 'Cisco' and round = 'v5.1' and benchmark = 'llama2-70b' "
+        "and scenario = 'Offline' and price_basis = 'on_demand_min'").fetchall()
+    assert row[0] == pytest.approx(2.99)
+    assert row[1] == pytest.approx(2.99 / (62351.6 / 16 * 3600) * 1e6)  # 0.21313 USD/M
+    assert row[1] == pytest.approx(0.21313, abs=1e-5)
+
+
+def test_required_platforms_are_priced(con) -> None:  # type: ignore[no-untyped-def]
+    priced = dict(con.execute(
+        "select benchmark || ' ' || accelerator_id, count(price_basis) from inference_measured "
+        "group by 1").fetchall())
+    for acc in ("nvidia-h100-sxm5-80gb", "nvidia-h200-sxm-141gb", "nvidia-b200-sxm-180gb",
+                "amd-mi300x-192gb"):
+        assert priced[f"llama2-70b {acc}"] > 0, acc
+    for acc in ("nvidia-b200-sxm-180gb", "nvidia-gb300-288gb"):
+        assert priced[f"gpt-oss-120b {acc}"] > 0, acc
+    # MI325X is measured but no first-hand source prices it (only aggregator listings, which
+    # are never a price basis): it stays in the mart, unpriced, rather than being dropped
+    assert priced["llama2-70b amd-mi325x-256gb"] == 0
+
+
+def test_gb300_is_priced_from_a_cited_rack_price(con) -> None:  # type: ignore[no-untyped-def]
+    """No source rents a GB300: its owned basis is its share of the rack price in
+    catalog/system_prices.csv (3.5 M USD / 72), amortised like any owned accelerator."""
+    with (CATALOG / "system_prices.csv").open(encoding="utf-8") as fh:
+        rack = next(r for r in csv.DictReader(fh) if r["system_id"] == "nvidia-gb300-nvl72")
+    share = float(rack["system_price_usd"]) / float(rack["accelerators_per_system"])
+    hours = _assumption("hours_per_year")
+    hardware = share * _assumption("depreciation_ooms_per_year") * math.log(10) / hours
+    f = _assumption("network_fraction_of_cluster")
+    energy = (1400 / 1000 * _assumption("server_to_chip_power")
+              * _assumption("avg_power_fraction_gpu") * _assumption("pue")
+              * _assumption("electricity_usd_per_kwh"))
+    owned = hardware + hardware * f / (1 - f) + energy  # 2.3975 USD per GPU-hour
+    (row,) = con.execute(
+        "select price_per_gpu_hour, usd_per_million_output_tokens, basis_note, sku "
+        "from inference_measured where submitter = 'NVIDIA' and round = 'v6.0' "
+        "and accelerator_id = 'nvidia-gb300-288gb' and benchmark = 'gpt-oss-120b' "
+        "and scenario = 'Offline' and price_basis = 'owned'").fetchall()
+    assert row[0] == pytest.approx(owned)
+    assert row[0] == pytest.approx(2.3975, abs=1e-4)
+    assert row[1] == pytest.approx(owned / (1.04298e6 / 72 * 3600) * 1e6)  # 0.04597 USD/M
+    assert row[3] == "nvidia-gb300-nvl72" and "3,500,000 USD" in row[2]
+
+
+def test_claims_show_the_measured_ratio(con) -> None:  # type: ignore[no-untyped-def]
+    rows = {r[0]: r[1:] for r in con.execute(
+        "select scenario_id, measured_benchmark, measured_scenario, measured_round, "
+        "measured_match, measured_ratio, claim_to_measured, price_ratio_needed "
+        "from inference_claims where price_basis = 'on_demand_min'").fetchall()}
+    # B200 vs H100: no H100 ran gpt-oss-120b; the closest pair is Llama 2 70B Offline in one
+    # round (v5.1) and one software family: Lambda's B200 102725 / 8 vs Cisco's H100 62351.6 / 16
+    bench, scenario, rnd, match, ratio, _, needed = rows["gpt-oss-120b-b200-vs-hopper"]
+    assert (bench, scenario, rnd, match) == ("llama2-70b", "Offline", "v5.1", 4)
+    assert ratio == pytest.approx((102725 / 8) / (62351.6 / 16))  # 3.295: "about 3-4x"
+    assert 3 < ratio < 4
+    assert needed == pytest.approx(ratio / 15)  # the price ratio a 15x cost claim would need
+    # the 4x per-GPU throughput claim is 1.21x what was measured
+    *_, to_measured, _ = rows["gpt-oss-120b-blackwell-4x-per-gpu"]
+    assert to_measured == pytest.approx(4 / ratio)
+
+
+def test_bare_70b_estimate_on_h200_is_within_2x_of_measured(warehouse: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(warehouse))
+    assert cli.main(["estimate", "--inference", "--params", "70e9", "-a", "H200",
+                     "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["serving_defaults"] == {"batch_size": 256.0, "precision": "fp8"}
+    estimate = {r["price_basis"]: r["usd_per_million_output_tokens"] for r in result["rows"]}
+    measured = result["measured"][0]  # Llama 2 70B Offline, v5.1 Nebius, at on_demand_min
+    assert (measured["benchmark"], measured["scenario"], measured["price_basis"]) == (
+        "llama2-70b", "Offline", "on_demand_min")
+    ratio = estimate["on_demand_min"] / measured["usd_per_million_output_tokens"]
+    assert 0.5 <= ratio <= 2, ratio
+    assert cli.main(["estimate", "--inference", "--params", "70e9", "-a", "H200"]) == 0
+    text = capsys.readouterr().out
+    assert "serving defaults: batch 256 and weights fp8" in text
+    assert "estimate/measured" in text
+
+
+def test_compare_reports_measured_and_says_so(warehouse: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(warehouse))
+    assert cli.main(["estimate", "--inference", "--params", "5.1e9", "--params-total", "117e9",
+                     "--precision", "fp4", "-a", "H100 SXM", "--compare", "B200",
+                     "--claim", "15", "--benchmark", "gpt-oss-120b"]) == 0
+    text = capsys.readouterr().out
+    assert "answer (measured, llama2-70b Offline)" in text
+    assert "3.3x the tokens per GPU" in text
+    # a pair never measured together: the roofline answers, and says so
+    assert cli.main(["estimate", "--inference", "--params", "70e9", "-a", "A100 SXM4 80GB",
+                     "--compare", "L4"]) == 0
+    assert "answer (roofline, no measurement)" in capsys.readouterr().out
+
+
+def test_roofline_calibration_for_llama2_70b(con) -> None:  # type: ignore[no-untyped-def]
+    fractions = dict(con.execute(
+        "select accelerator_id, median(achieved_fraction) from inference_roofline_calibration "
+        "where benchmark = 'llama2-70b' group by 1").fetchall())
+    assert 0.5 <= fractions["nvidia-h200-sxm-141gb"] <= 2
+    within = [a for a, f in fractions.items() if 0.5 <= f <= 2]
+    assert len(within) >= len(fractions) - 1  # all but Gaudi 2 (0.43)
