@@ -1,9 +1,11 @@
 """`gpucost serve`: the refresh flow as Prefect deployments with cron schedules.
 
-Two deployments of the one `refresh` flow, served from this process with `prefect.serve`:
+Three deployments of the one `refresh` flow, served from this process with `prefect.serve`:
 
 - `refresh/prices`: price sources (kind "prices"), every 6 hours by default;
-- `refresh/specs`: spec sources (kind "specs"), daily by default.
+- `refresh/specs`: spec sources (kind "specs"), daily by default;
+- `refresh/throughput`: measured results (kind "throughput": MLPerf Inference, published in
+  rounds twice a year), weekly by default.
 
 Each run fetches only its kind of sources, then rebuilds, checks, publishes and exports
 everything (the marts join prices with specs). Schedules need a long-lived Prefect server
@@ -11,8 +13,9 @@ everything (the marts join prices with specs). Schedules need a long-lived Prefe
 and their schedules without contacting anything. prefect.yaml declares the same deployments
 for work pools (`prefect deploy --all`, then `prefect worker start --pool gpucost`).
 
-Crons: `--prices-cron` / `--specs-cron` / `--timezone`, else the environment variables
-GPUCOST_PRICES_CRON, GPUCOST_SPECS_CRON, GPUCOST_SCHEDULE_TIMEZONE, else the defaults below.
+Crons: `--prices-cron` / `--specs-cron` / `--throughput-cron` / `--timezone`, else the
+environment variables GPUCOST_PRICES_CRON, GPUCOST_SPECS_CRON, GPUCOST_THROUGHPUT_CRON,
+GPUCOST_SCHEDULE_TIMEZONE, else the defaults below.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 
 DEFAULT_PRICES_CRON = "0 */6 * * *"  # 00:00, 06:00, 12:00, 18:00
 DEFAULT_SPECS_CRON = "30 3 * * *"  # daily at 03:30, between two price runs
+DEFAULT_THROUGHPUT_CRON = "45 4 * * 1"  # Mondays at 04:45: results rounds are twice a year
 DEFAULT_TIMEZONE = "UTC"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -39,7 +43,8 @@ class Schedule:
 
 
 def schedules(prices_cron: str | None = None, specs_cron: str | None = None,
-              timezone: str | None = None) -> list[Schedule]:
+              timezone: str | None = None,
+              throughput_cron: str | None = None) -> list[Schedule]:
     """The deployments' schedules: arguments, else environment, else defaults."""
     tz = timezone or os.environ.get("GPUCOST_SCHEDULE_TIMEZONE") or DEFAULT_TIMEZONE
     return [
@@ -49,6 +54,10 @@ def schedules(prices_cron: str | None = None, specs_cron: str | None = None,
         Schedule("specs", "specs",
                  specs_cron or os.environ.get("GPUCOST_SPECS_CRON") or DEFAULT_SPECS_CRON,
                  tz, "fetch the spec sources, rebuild, check, publish and export"),
+        Schedule("throughput", "throughput",
+                 throughput_cron or os.environ.get("GPUCOST_THROUGHPUT_CRON")
+                 or DEFAULT_THROUGHPUT_CRON,
+                 tz, "fetch the measured results, rebuild, check, publish and export"),
     ]
 
 
@@ -89,7 +98,7 @@ def _one_line(exc: Exception) -> str:
 def cmd_serve(args: argparse.Namespace) -> int:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-    plan = schedules(args.prices_cron, args.specs_cron, args.timezone)
+    plan = schedules(args.prices_cron, args.specs_cron, args.timezone, args.throughput_cron)
     try:
         ZoneInfo(plan[0].timezone)
     except (ZoneInfoNotFoundError, ValueError):
@@ -125,6 +134,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    f"$GPUCOST_PRICES_CRON or {DEFAULT_PRICES_CRON!r})")
     s.add_argument("--specs-cron", help=f"cron of the spec refresh (default "
                    f"$GPUCOST_SPECS_CRON or {DEFAULT_SPECS_CRON!r})")
+    s.add_argument("--throughput-cron", help=f"cron of the measured-results refresh (default "
+                   f"$GPUCOST_THROUGHPUT_CRON or {DEFAULT_THROUGHPUT_CRON!r})")
     s.add_argument("--timezone", help="time zone of the crons (default "
                    f"$GPUCOST_SCHEDULE_TIMEZONE or {DEFAULT_TIMEZONE})")
     s.add_argument("--dry-run", action="store_true",

@@ -19,7 +19,8 @@ LAMBDA_PAGE = (Path(__file__).resolve().parents[1] / "fixtures" / "lambda"
 
 @pytest.fixture
 def no_cron_env(monkeypatch):
-    for name in ("GPUCOST_PRICES_CRON", "GPUCOST_SPECS_CRON", "GPUCOST_SCHEDULE_TIMEZONE"):
+    for name in ("GPUCOST_PRICES_CRON", "GPUCOST_SPECS_CRON", "GPUCOST_THROUGHPUT_CRON",
+                 "GPUCOST_SCHEDULE_TIMEZONE"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -30,6 +31,8 @@ def test_serve_dry_run_shows_deployments_with_crons(no_cron_env, capsys):
         "refresh/prices: cron '0 */6 * * *' (UTC), parameters {'kind': 'prices'}, "
         "entrypoint flows/refresh.py:refresh",
         "refresh/specs: cron '30 3 * * *' (UTC), parameters {'kind': 'specs'}, "
+        "entrypoint flows/refresh.py:refresh",
+        "refresh/throughput: cron '45 4 * * 1' (UTC), parameters {'kind': 'throughput'}, "
         "entrypoint flows/refresh.py:refresh",
     ]
 
@@ -70,7 +73,9 @@ def test_prefect_yaml_matches_serve(no_cron_env):
 def test_sources_by_kind():
     everything = sources.names()
     prices, specs = pipeline.source_names("prices"), pipeline.source_names("specs")
-    assert sorted(prices + specs) == everything
+    throughput = pipeline.source_names("throughput")
+    assert throughput == ["mlperf_results"]
+    assert sorted(prices + specs + throughput) == everything
     for name in prices:
         assert sources.get(name).kind == "prices"
     for name in specs:
