@@ -100,6 +100,7 @@ class ReportData:
     health: Panel
     unmapped: Panel
     prices: Panel = field(default_factory=Panel)
+    measured: Panel = field(default_factory=Panel)
     banner: str = ""  # the freshness banner (empty when every source is fresh)
 
 
@@ -330,6 +331,33 @@ def _training_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     return Panel(rows=rows, note=note)
 
 
+def _measured_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
+    """Per benchmark and accelerator: the lowest measured USD per million output tokens
+    (inference_measured, comparable Offline results) at the cheapest observed price, else at
+    the owned cost (no rental observed: GB300 NVL72)."""
+    if "inference_measured" not in tables:
+        return Panel(missing="the inference_measured mart is not in this warehouse")
+    rows = con.execute("""
+        select benchmark, coalesce(accelerator_name, accelerator_id) as accelerator,
+            usd_per_million_output_tokens, round, submitter, software_family, price_basis,
+            provider, basis_kind, tokens_per_second_per_accelerator
+        from inference_measured
+        where comparable and scenario = 'Offline' and usd_per_million_output_tokens > 0
+            and (basis_kind = 'observed' or price_basis = 'owned')
+        qualify row_number() over (
+            partition by benchmark, accelerator_id
+            order by basis_kind = 'observed' desc, usd_per_million_output_tokens) = 1
+        order by benchmark, usd_per_million_output_tokens
+        """).fetchall()
+    if not rows:
+        return Panel(missing="no measured result is priced yet: `gpucost ingest mlperf_results "
+                     "DIR` loads MLPerf Inference results (README)")
+    return Panel(rows=rows, note="MLPerf Inference, closed division, Offline (throughput) "
+                 "results: each accelerator's lowest cost at its cheapest observed price "
+                 "(grey: owned cost, no rental observed); tokens are generated tokens; log "
+                 "scale")
+
+
 def _health_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     if "source_health" not in tables:
         return Panel(missing="the source_health mart is not in this warehouse")
@@ -368,6 +396,7 @@ def collect(con: duckdb.DuckDBPyConnection, published_at: datetime) -> ReportDat
         health=_health_panel(con, tables),
         unmapped=_unmapped_panel(con, tables),
         prices=_prices_panel(con, tables),
+        measured=_measured_panel(con, tables),
         banner=_banner(con, tables),
     )
 
@@ -507,10 +536,10 @@ def heatmap_cost(panel: Panel) -> str:
 
 def bars(chart: str, label: str, rows: list[tuple[str, float, str, str]], unit: str,
          log: bool = False, width: int = 520,
-         value_text: Callable[[float], str] | None = None) -> str:
+         value_text: Callable[[float], str] | None = None, left: int = 210) -> str:
     """Horizontal bars: rows of (label, value, colour, tooltip); each bar is labelled with
-    `value_text(value)` (default: the value in `unit`)."""
-    left, right, bar_h, top = 210, 80, 16, 10
+    `value_text(value)` (default: the value in `unit`); `left` is the room for the labels."""
+    right, bar_h, top = 80, 16, 10
     svg = Svg(width, top + len(rows) * (bar_h + 4) + 26, chart, label)
     x0, x1 = left, width - right
     vals = [v for _, v, _, _ in rows if v and v > 0]
@@ -613,6 +642,24 @@ def training_chart(panel: Panel) -> str:
     return "".join(out)
 
 
+def measured_chart(panel: Panel) -> str:
+    by_benchmark: dict[str, list[tuple[str, float, str, str]]] = {}
+    for (bench, acc, usd, rnd, submitter, software, basis, provider, kind,
+         tps) in panel.rows:
+        tip = (f"{acc} on {bench}: {usd:.3g} USD per million output tokens at {basis}"
+               + (f" ({provider})" if provider else "") + f"; {tps:,.0f} tokens/s per GPU, "
+               f"MLPerf {rnd} {submitter}, {software or 'software not named'}")
+        colour = "#4e79a7" if kind == "observed" else "#9c9c9c"
+        by_benchmark.setdefault(str(bench), []).append((str(acc), float(usd), colour, tip))
+    longest = max((len(r[0]) for rows in by_benchmark.values() for r in rows), default=20)
+    left = min(330, 16 + int(6.3 * longest))  # 11 px sans-serif: about 6.3 px a character
+    return "".join(
+        f"<h3>{esc(bench)}</h3>" + bars(
+            "measured-inference", f"measured USD per million output tokens, {bench}", rows,
+            "$", log=True, width=left + 420, value_text=lambda v: f"${v:.3g}", left=left)
+        for bench, rows in sorted(by_benchmark.items()))
+
+
 def health_chart(panel: Panel) -> str:
     rows = []
     for r in panel.rows:
@@ -681,6 +728,7 @@ def render(data: ReportData) -> str:
     per_dollar_panel = Panel(note=data.memory.note or data.bandwidth.note)
     history = history_chart(data.history) if not data.history.missing else ""
     training = training_chart(data.training) if not data.training.missing else ""
+    measured = measured_chart(data.measured) if not data.measured.missing else ""
     health = ""
     if not data.health.missing:
         health = health_chart(data.health) + _table(
@@ -718,6 +766,8 @@ def render(data: ReportData) -> str:
         _section("history", "Price history", "price-history", history, data.history),
         _section("training", "Training cost of the seed scenarios across platforms",
                  "training-cost", training, data.training),
+        _section("measured", "What a million tokens cost, measured (MLPerf Inference)",
+                 "measured-inference", measured, data.measured),
         _section("health", "Source health and data age", "source-health", health, data.health),
         _section("unmapped", "Unmapped GPU names", "unmapped-gpu-names", unmapped,
                  data.unmapped),
@@ -725,7 +775,8 @@ def render(data: ReportData) -> str:
     nav = "".join(f'<a href="#{a}">{esc(t)}</a>' for a, t in (
         ("prices", "prices now"), ("cost", "cost per FLOP"), ("per-dollar", "per dollar"),
         ("history", "price history"),
-        ("training", "training cost"), ("health", "sources"), ("unmapped", "unmapped names")))
+        ("training", "training cost"), ("measured", "tokens, measured"),
+        ("health", "sources"), ("unmapped", "unmapped names")))
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'

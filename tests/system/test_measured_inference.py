@@ -173,3 +173,20 @@ def test_roofline_calibration_for_llama2_70b(con) -> None:  # type: ignore[no-un
     assert 0.5 <= fractions["nvidia-h200-sxm-141gb"] <= 2
     within = [a for a, f in fractions.items() if 0.5 <= f <= 2]
     assert len(within) >= len(fractions) - 1  # all but Gaudi 2 (0.43)
+
+
+def test_report_charts_measured_cost_per_benchmark(warehouse: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(warehouse))
+    out = tmp_path / "report.html"
+    assert cli.main(["report", "-o", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    section = html[html.index('<section id="measured">'):]
+    section = section[:section.index("</section>")]
+    assert section.count('data-chart="measured-inference"') >= 5  # one chart per benchmark
+    # the tooltip names the basis, the round, the submitter and the software. H100's cheapest
+    # observed price is Vast's community reference price, 1.80 USD per GPU-hour; with Cisco's
+    # 62351.6 / 16 = 3897.0 tokens/s per GPU: 1.80 / (3897.0 x 3600) x 10^6 = 0.128 USD
+    assert ("NVIDIA H100 SXM5 80GB on llama2-70b: 0.128 USD per million output tokens at "
+            "community_min (vast); 3,897 tokens/s per GPU, MLPerf v5.1 Cisco, TensorRT-LLM"
+            in section)
