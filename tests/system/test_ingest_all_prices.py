@@ -203,10 +203,15 @@ def test_crosscheck_never_becomes_a_price_basis(warehouse) -> None:
     crosscheck_only = {r[0] for r in _q(
         con, "select distinct provider from gpu_offers where source_kind = 'crosscheck' "
              "except select distinct provider from gpu_offers where source_kind <> 'crosscheck'")}
-    assert {"coreweave", "crusoe"} <= crosscheck_only  # nebius is first-hand (skypilot) now
+    assert "crusoe" in crosscheck_only  # nebius is first-hand (skypilot) now
     basis_providers = {r[0] for r in _q(con, "select distinct provider from cost_per_flop "
                                              "where provider is not null")}
     assert not basis_providers & crosscheck_only
+    # CoreWeave's own page gives one reference price (GB200 NVL72, catalog/reference_prices.csv);
+    # its crosscheck rows (H100, A100...) still price nothing
+    coreweave = _q(con, "select distinct accelerator_id, source from price_bases "
+                        "where provider = 'coreweave'")
+    assert coreweave == [("nvidia-gb200-186gb", "reference")]
     verdicts = dict(_q(con, "select verdict, count(*) from price_crosscheck group by 1"))
     assert set(verdicts) == {"agrees", "disagrees", "no_first_hand_price"}
     oci = _q(con, "select verdict, compared_by from price_crosscheck where provider = 'oracle' "
