@@ -30,7 +30,8 @@
 --     throughput was measured on (never read from the folder name, which may lie)
 --   count_basis: where the count comes from: system_description (systems/<system>.json loaded by
 --     the source) or curated (catalog/mlperf_systems.csv, from the system's result page)
---   availability: available, preview (hardware not yet available at submission) or rdi
+--   availability: MLPerf's category: available, preview (hardware not yet available at
+--     submission) or rdi (research, development, internal)
 --   framework: the software stack as the submitter states it
 --   software_family: the serving stack named first in framework: TensorRT-LLM, vLLM, SGLang,
 --     PyTorch, Saxml; null when none is named

@@ -190,3 +190,40 @@ def test_report_charts_measured_cost_per_benchmark(warehouse: Path, tmp_path: Pa
     assert ("NVIDIA H100 SXM5 80GB on llama2-70b: 0.128 USD per million output tokens at "
             "community_min (vast); 3,897 tokens/s per GPU, MLPerf v5.1 Cisco, TensorRT-LLM"
             in section)
+
+
+def test_gb300_claim_at_list_and_owned_prices(con) -> None:  # type: ignore[no-untyped-def]
+    """docs/inference.md's GB300 row: Oracle's 18 USD list price against Lambda's 2.99 for the
+    H100 (reference prices), and the owned cost of both."""
+    rows = dict(con.execute(
+        "select price_basis, measured_cost_ratio from inference_claims "
+        "where scenario_id = 'gpt-oss-120b-gb300-vs-hopper'").fetchall())
+    ratio = (1126850 / 72) / (62351.6 / 16)  # 4.016: GB300 v6.0 vs H100 v5.1, Llama 2 70B
+    assert rows["on_demand_min"] == pytest.approx(ratio / (18 / 2.99))  # 0.667: dearer
+    assert rows["owned"] == pytest.approx(3.28, abs=0.01)
+
+
+def test_a_republished_result_replaces_its_predecessor(tmp_path: Path) -> None:
+    """Trap 18: results repositories get fixes after publication. The same path loaded again
+    with other bytes is the same stream: the newer file is in force, the older one kept raw."""
+    from gpucost.flows.pipeline import ingest_files
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "mlperf_results"
+    rel = ("inference_results_v5.1/closed/Fixture/results/TestBox-H100x8_TRT/llama2-70b-99/"
+           "Offline/performance/run_1/mlperf_log_summary.txt")
+    system = "inference_results_v5.1/closed/Fixture/systems/TestBox-H100x8_TRT.json"
+    fixed = tmp_path / "fixed" / rel
+    fixed.parent.mkdir(parents=True)
+    fixed.write_text((fixture / rel).read_text().replace("Tokens per second: 2.4e+04",
+                                                         "Tokens per second: 2.5e+04"))
+    data = tmp_path / "data"
+    ingest_files("mlperf_results", [fixture / system, fixture / rel], data_dir=data)
+    outcomes, _ = ingest_files("mlperf_results", [fixed], data_dir=data)
+    assert [o.status for o in outcomes] == ["replayed"]
+    con = duckdb.connect(str(data / "gpucost.duckdb"), read_only=True)
+    try:
+        rows = con.execute("select tokens_per_second, tokens_per_second_per_accelerator, "
+                           "software_family from inference_throughput").fetchall()
+    finally:
+        con.close()
+    assert rows == [(25000.0, 3125.0, "TensorRT-LLM")]  # 25,000 / 8 GPUs
