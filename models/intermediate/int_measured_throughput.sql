@@ -117,13 +117,11 @@ systems as (
         'curated' as count_basis,
         curated_systems.source_url as system_source_url
     from curated_systems
-    where not exists (
-        select 1 from loaded_systems
-        where loaded_systems.round = curated_systems.round
-            and loaded_systems.division = curated_systems.division
-            and loaded_systems.submitter = curated_systems.submitter
-            and loaded_systems.system = curated_systems.system
-    )
+    anti join loaded_systems
+        on loaded_systems.round = curated_systems.round
+        and loaded_systems.division = curated_systems.division
+        and loaded_systems.submitter = curated_systems.submitter
+        and loaded_systems.system = curated_systems.system
 
 ),
 

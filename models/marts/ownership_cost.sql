@@ -73,64 +73,57 @@ system_prices as (
 
 ),
 
-chip_priced as (
+-- the price each owned accelerator is amortised from: its own purchase price, else (sold only
+-- inside a system: a GB200 / GB300 NVL72 rack) its share of a cited system price, which is
+-- already a server price (server_cost_overhead 1)
+purchase_prices as (
 
     select
         accelerator_inputs.accelerator_id,
-        accelerator_inputs.name,
-        accelerator_inputs.tdp_w,
-        accelerator_inputs.server_to_chip_power,
-        accelerator_inputs.server_to_chip_power_key,
+        accelerator_inputs.purchase_price_usd,
         'chip price' as purchase_price_kind,
         cast(null as varchar) as system_id,
-        estimate.*
-    from accelerator_inputs,
-        lateral ownership_estimate(
-            accelerator_inputs.purchase_price_usd,
-            accelerator_inputs.tdp_w,
-            server_to_chip_power := accelerator_inputs.server_to_chip_power,
-            avg_power_fraction := accelerator_inputs.avg_power_fraction
-        ) as estimate
-    where accelerator_inputs.purchase_price_usd > 0
-        and accelerator_inputs.tdp_w > 0
-
-),
-
--- an accelerator sold only inside a system (a GB200 / GB300 NVL72 rack): its share of the
--- cited system price is already a server price (server_cost_overhead 1)
-system_priced as (
-
-    select
-        accelerator_inputs.accelerator_id,
-        accelerator_inputs.name,
-        accelerator_inputs.tdp_w,
-        accelerator_inputs.server_to_chip_power,
-        accelerator_inputs.server_to_chip_power_key,
-        'system price' as purchase_price_kind,
-        system_prices.system_id,
-        estimate.*
+        cast(null as double) as server_cost_overhead
     from accelerator_inputs
-    inner join system_prices
-        on system_prices.accelerator_id = accelerator_inputs.accelerator_id,
-        lateral ownership_estimate(
-            system_prices.system_price_usd / system_prices.accelerators_per_system,
-            accelerator_inputs.tdp_w,
-            server_to_chip_power := accelerator_inputs.server_to_chip_power,
-            avg_power_fraction := accelerator_inputs.avg_power_fraction,
-            server_cost_overhead := 1.0
-        ) as estimate
-    where not (coalesce(accelerator_inputs.purchase_price_usd, 0) > 0)
-        and system_prices.system_price_usd > 0
+    where accelerator_inputs.purchase_price_usd > 0
+    union all
+    select
+        system_prices.accelerator_id,
+        system_prices.system_price_usd / system_prices.accelerators_per_system,
+        'system price',
+        system_prices.system_id,
+        1.0
+    from system_prices
+    anti join accelerator_inputs
+        on accelerator_inputs.accelerator_id = system_prices.accelerator_id
+        and accelerator_inputs.purchase_price_usd > 0
+    where system_prices.system_price_usd > 0
         and system_prices.accelerators_per_system > 0
-        and accelerator_inputs.tdp_w > 0
 
 ),
 
 owned as (
 
-    select * from chip_priced
-    union all by name
-    select * from system_priced
+    select
+        accelerator_inputs.accelerator_id,
+        accelerator_inputs.name,
+        accelerator_inputs.tdp_w,
+        accelerator_inputs.server_to_chip_power,
+        accelerator_inputs.server_to_chip_power_key,
+        purchase_prices.purchase_price_kind,
+        purchase_prices.system_id,
+        estimate.*
+    from accelerator_inputs
+    inner join purchase_prices
+        on purchase_prices.accelerator_id = accelerator_inputs.accelerator_id,
+        lateral ownership_estimate(
+            purchase_prices.purchase_price_usd,
+            accelerator_inputs.tdp_w,
+            server_to_chip_power := accelerator_inputs.server_to_chip_power,
+            avg_power_fraction := accelerator_inputs.avg_power_fraction,
+            server_cost_overhead := purchase_prices.server_cost_overhead
+        ) as estimate
+    where accelerator_inputs.tdp_w > 0
 
 ),
 
