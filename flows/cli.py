@@ -40,7 +40,7 @@ def _parse_when(text: str) -> datetime:
 
 
 def _source_line(row, verbose: bool) -> str:  # type: ignore[no-untyped-def]
-    from gpucost.flows.progress import shorten
+    from gpucost.flows.progress import shorten, source_column
     from gpucost.flows.source_status import age_text
 
     status, detail = row.status, []
@@ -59,7 +59,7 @@ def _source_line(row, verbose: bool) -> str:  # type: ignore[no-untyped-def]
         if row.data_origin == "replayed" and status != "curated":
             force += ", replayed from files"
         detail.append(force)
-    return f"  {row.source:<12} {status:<9} " + "; ".join(detail)
+    return f"  {row.source:<{source_column()}} {status:<9} " + "; ".join(detail)
 
 
 def _published_line(tables: int, seconds: float) -> str:

@@ -19,11 +19,22 @@ summary (on stdout) takes their place. Scheduled and piped runs get no progress 
 
 from __future__ import annotations
 
+import functools
+
 import logging
 import sys
 from typing import IO, Any
 
 SHORT_ERROR_CHARS = 130
+
+
+
+@functools.cache
+def source_column() -> int:
+    """Width of the source-name column: the longest registered name ('reference' included)."""
+    from gpucost.catalog import sources
+
+    return max(len(n) for n in [*sources.names(), "reference"])
 
 
 def shorten(text: str, width: int = SHORT_ERROR_CHARS) -> str:
@@ -224,7 +235,7 @@ class RichFetchProgress(FetchProgress):
         from rich.text import Text
 
         ok, text = describe_fetch(result)
-        line = Text(f"  {name:<12} ")
+        line = Text(f"  {name:<{source_column()}} ")
         line.append("ok" if ok else "failed", style="green" if ok else "red")
         line.append(f"  {text}")
         self.lines.append(line)
