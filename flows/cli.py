@@ -162,10 +162,9 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from gpucost.catalog import sources
     from gpucost.flows.pipeline import ingest_files
     from gpucost.flows.progress import setup_console
-
-    from gpucost.catalog import sources
 
     tree = sources.get(args.source).tree_files  # KeyError: unknown source (main: exit 2)
     files = [Path(f) for f in args.files]

@@ -20,7 +20,6 @@ summary (on stdout) takes their place. Scheduled and piped runs get no progress 
 from __future__ import annotations
 
 import functools
-
 import logging
 import sys
 from typing import IO, Any

@@ -116,7 +116,7 @@ def test_refresh_strict_progress_and_sources(live, monkeypatch, capsys):
     monkeypatch.setattr(progress, "for_terminal", lambda stream=None: real(tty))
     assert cli.main(["refresh", "--no-prefect", "--strict", "--kind", "prices"]) == 3
     out = capsys.readouterr().out
-    assert "lambda       live" in out and "published" in out
+    assert "lambda         live" in out and "published" in out
     shown = tty.getvalue()  # one line per source as it finished, on the (fake) terminal
     assert "lambda" in shown and "ok" in shown and "1 payload" in shown
     assert "azure" in shown and "failed" in shown and "HttpStatusError" in shown
@@ -127,7 +127,7 @@ def test_refresh_strict_progress_and_sources(live, monkeypatch, capsys):
     out = capsys.readouterr().out
     spec_names = [n for n in sources.names() if sources.get(n).kind == "specs"]
     assert spec_names and all(f"  {n} " in out for n in spec_names)
-    assert "lambda       live" not in out and "published" in out
+    assert "lambda         live" not in out and "published" in out
 
     assert cli.main(["sources"]) == 0
     table = capsys.readouterr().out
