@@ -24,6 +24,9 @@ CURATED_TABLES = (
     "training_runs",
     "cost_presets",
     "inference_scenarios",
+    # training feasibility and calibrated utilisation (issue 11)
+    "scale_up_domains",
+    "mfu_model",
 )
 
 
