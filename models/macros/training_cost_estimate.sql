@@ -10,8 +10,21 @@
 -- energy_mwh = training_energy_mwh(gpu_hours, ...), peak_cluster_power_mw at full load,
 -- usd_per_million_tokens = cost_usd / tokens x 1e6.
 -- accelerator: an id or any spelling in accelerator_aliases ("H100 SXM", "TPU v5p"); null =
--- every accelerator. mfu null = default_training_mfu (generation default, FP8, MoE); other
--- nulls take the catalog assumption (cost_defaults: goodput, pue, electricity, ...).
+-- every accelerator. mfu null = calibrated_training_mfu (the calibrated MFU model of mart
+-- mfu_model, for Ampere, Hopper and TPU; in-run MFU = effective utilisation / the catalog
+-- goodput, so a goodput given here still scales the hours) else default_training_mfu
+-- (generation constant, FP8, MoE); other nulls take the catalog assumption (cost_defaults:
+-- goodput, pue, electricity, ...).
+--
+-- Feasibility (feasible, min_gpus, infeasible_reason, tensor/pipeline/data parallel): the
+-- training state (training_state_bytes_per_param x params_total: mixed-precision Adam) and
+-- one micro-batch of activations (layers x seq x micro_batch x d_model x 34 bytes with
+-- selective recompute or 2 with full recompute, Korthikanti et al. 2022; layers and d_model
+-- from params when not given: params = 12 L d^2, d = d_model_per_layer x L) must fit the
+-- model-parallel group's usable memory (usable_memory_fraction); tensor parallelism stays in
+-- the scale-up domain (mart scale_up_domains, at most max_tensor_parallel); a platform
+-- without scale-up fabric cannot train a model whose group exceeds
+-- pcie_max_model_parallel_gpus; n_gpus must be at least min_gpus.
 
 create or replace macro training_cost_estimate(
     params := null,
@@ -55,6 +68,7 @@ args as (
         lower(coalesce(cast(precision as varchar), 'bf16')) as arg_precision,
         cast(mfu as double) as arg_mfu,
         cast(coalesce(goodput, defaults.default_goodput, 1.0) as double) as arg_goodput,
+        cast(coalesce(defaults.default_goodput, 1.0) as double) as arg_default_goodput,
         cast(n_gpus as double) as arg_n_gpus,
         cast(days as double) as arg_days,
         cast(n_layers as double) as arg_n_layers,
@@ -156,7 +170,7 @@ sized as (
                     chosen.peak_fp4_dense_tflops,
                     chosen.peak_int8_dense_tflops
                 ),
-                chosen.arg_goodput
+                chosen.arg_default_goodput
             ),
             default_training_mfu(
                 chosen.mfu_default,

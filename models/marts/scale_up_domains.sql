@@ -5,6 +5,8 @@
 -- (training_cost_estimate).
 --
 -- columns:
+--   name: the vendor's product name (accelerators.name)
+--   form_factor: SXM5, PCIe, PCIe (consumer), OAM, TPU pod slice, ... (accelerators.form_factor)
 --   domain_size [accelerators]: accelerators in one scale-up domain (1 = none beyond the card)
 --   scale_up_link: the fabric of the domain (NVLink 4 + NVSwitch (HGX H100 8-GPU), ICI, ...);
 --     null without one
