@@ -624,7 +624,9 @@ def _print_assumptions(result: dict[str, Any], out: Any) -> None:
               "published runs, leave-one-out validation in docs/validation.md): in-run MFU = "
               f"exp({m['intercept']:.3f} {m['hopper']:+.3f} [Hopper] {m['tpu']:+.3f} [TPU] "
               f"{m['moe']:+.3f} [MoE] {m['fp8']:+.3f} [FP8] {m['hopper_log10_params']:+.3f} x "
-              "log10(params / 1e10) [Hopper]) / goodput, against the BF16 peak", file=out)
+              "log10(params / 1e10) [Hopper, params clamped to "
+              f"{_count(m['hopper_params_min'])}-{_count(m['hopper_params_max'])}]) / goodput, "
+              "against the BF16 peak (rescaled to the FP8 peak for an FP8 run)", file=out)
     if not result.get("assumptions"):
         return
     print("\nassumptions (catalog/assumptions.csv):", file=out)
@@ -757,7 +759,8 @@ def _print_training(result: dict[str, Any], out: Any) -> None:
                        f"{first['activation_recompute']} recompute)"),
             ("min GPUs", f"{_num(first['min_gpus'])} (scale-up domain "
                          f"{_num(first['scale_up_domain_size'])}"
-                         f"{', ' + first['scale_up_link'] if first['scale_up_link'] else ', none'})"),
+                         + (f", {first['scale_up_link']})" if first["scale_up_link"]
+                            else ", none)")),
             ("parallelism", f"TP {_num(first['tensor_parallel'])} x PP "
                             f"{_num(first['pipeline_parallel'])} x DP "
                             f"{_num(first['data_parallel'])}" if first["feasible"]

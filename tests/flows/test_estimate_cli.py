@@ -206,7 +206,8 @@ def test_405b_ranking_holds_only_platforms_that_can_train_it(warehouse, capsys):
     assert code == EXIT_OK
     assert "not ranked:" in out and "--all lists them" in out
     table = out.split("\n\n")[0]
-    assert "nvidia-rtx-4090-24gb" not in table and "96 / 8x23x89" in table  # H100: 16384 // (8 x 23)
+    # H100: min 96 GPUs; the plan TP 8 x PP 23, DP 16384 // (8 x 23) = 89
+    assert "nvidia-rtx-4090-24gb" not in table and "96 / 8x23x89" in table
     # --all shows them, each with its reason
     code, out, _ = run(capsys, "--params", "405e9", "--tokens", "15.6e12", "--gpus", "16384",
                        "--all")

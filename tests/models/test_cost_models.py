@@ -616,8 +616,8 @@ def test_cost_checks_catch_unsourced_unresolved_and_unexplained_rows(tmp_path):
                  "https://example.test/q,\n")
     with (catalog / "training_runs.csv").open("a", encoding="utf-8") as fh:
         # 8.4e22 FLOPs at 45% of 312 TFLOP/s = 166,200 h, reported 100,000: 66% off, no note
-        fh.write("off-run,Off,a2-ultragpu-1g,7e9,,2e12,100000,basis,,bf16,0.45,mfu basis,none,low,t,"
-                 ",,\n")
+        fh.write("off-run,Off,a2-ultragpu-1g,7e9,,2e12,100000,basis,,bf16,0.45,mfu basis,none,"
+                 "low,t,,,\n")
     con, _ = build(tmp_path, catalog, with_rows=False)
     try:
         failures = runner.run_checks(con)
