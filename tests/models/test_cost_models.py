@@ -618,6 +618,8 @@ def test_cost_checks_catch_unsourced_unresolved_and_unexplained_rows(tmp_path):
         # 8.4e22 FLOPs at 45% of 312 TFLOP/s = 166,200 h, reported 100,000: 66% off, no note
         fh.write("off-run,Off,a2-ultragpu-1g,7e9,,2e12,100000,basis,,bf16,0.45,mfu basis,none,"
                  "low,t,,,\n")
+    with (catalog / "scale_up_domains.csv").open("a", encoding="utf-8") as fh:
+        fh.write("nvidia-l4-24gb,2,a bridge nobody sourced,,,\n")
     con, _ = build(tmp_path, catalog, with_rows=False)
     try:
         failures = runner.run_checks(con)
@@ -628,7 +630,9 @@ def test_cost_checks_catch_unsourced_unresolved_and_unexplained_rows(tmp_path):
     assert failures["cost_inputs_resolve"][0][:3] == ("training_scenarios", "ghost",
                                                       "Nonexistent GPU 9000")
     assert failures["validation_explained"][0][0] == "off-run"
-    assert {r[2] for r in failures["cost_catalog_sourced"]} == {"source_url", "mfu_source_url"}
+    assert {r[:3] for r in failures["cost_catalog_sourced"]} == {
+        ("training_runs", "off-run", "source_url"), ("training_runs", "off-run", "mfu_source_url"),
+        ("scale_up_domains", "nvidia-l4-24gb", "source_url")}
 
 
 def test_cost_catalog_rows_cite_sources():
