@@ -43,6 +43,7 @@ _TRAINING_ARGS = {
     "lm_frozen": "lm_frozen",
     "teacher_params": "teacher_params",
     "recompute": "recompute",
+    "micro_batch": "micro_batch",
     "flops": "flops",
     "price": "price_per_gpu_hour",
     "pue": "pue",
@@ -75,8 +76,52 @@ _OWNED_KEYS = ("server_cost_overhead", "network_fraction_of_cluster",
                "depreciation_ooms_per_year", "hours_per_year")
 
 
+# options that only one mode reads: given in the other mode they are a contradiction (exit 2)
+_TRAINING_ONLY = ("tokens", "tokens_per_param", "mfu", "goodput", "days", "flops", "d_model",
+                  "seq_len", "causal", "images", "tokens_per_image", "vision_params",
+                  "vision_frozen", "lm_frozen", "teacher_params", "recompute", "micro_batch",
+                  "pue", "electricity", "breakdown", "scenario", "all")
+_INFERENCE_ONLY = ("batch", "context", "kv_heads", "head_dim", "kv_bytes_per_token",
+                   "kv_precision", "bandwidth_utilisation", "compute_utilisation", "compare",
+                   "claim", "benchmark")
+_RENT_VS_BUY_ONLY = ("utilisation", "years")
+# the options --rent-vs-buy reads besides its own
+_RENT_VS_BUY_ALLOWED = ("accelerator", "format", "rent_vs_buy", *_RENT_VS_BUY_ONLY)
+# FLOPs given two ways agree within this relative difference, else the command refuses
+_AGREE = 0.01
+
+
 class EstimateError(Exception):
     """Bad input for an estimate (unknown accelerator, impossible figure): a usage error."""
+
+
+def _option(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _given(args: argparse.Namespace, names: tuple[str, ...]) -> list[str]:
+    return [_option(n) for n in names if getattr(args, n, None) not in (None, False)]
+
+
+def check_mode(args: argparse.Namespace) -> None:
+    """Options that belong to another mode than the one asked for: a contradiction."""
+    if getattr(args, "rent_vs_buy", False):
+        other = sorted(_option(k) for k, v in vars(args).items()
+                       if k not in (*_RENT_VS_BUY_ALLOWED, "func", "command")
+                       and v not in (None, False))
+        if other:
+            raise EstimateError(f"{', '.join(other)} do not apply to --rent-vs-buy (it reads "
+                                "--accelerator, --utilisation and --years)")
+        return
+    if given := _given(args, _RENT_VS_BUY_ONLY):
+        raise EstimateError(f"{', '.join(given)} apply only to --rent-vs-buy")
+    if args.inference:
+        if given := _given(args, _TRAINING_ONLY):
+            raise EstimateError(f"{', '.join(given)} apply only to a training estimate, not to"
+                                " --inference")
+    elif given := _given(args, _INFERENCE_ONLY):
+        raise EstimateError(f"{', '.join(given)} apply only to --inference, not to a training "
+                            "estimate")
 
 
 def _positive(text: str) -> float:
@@ -148,11 +193,28 @@ def add_estimate_parser(sub: Any) -> None:
     t.add_argument("--teacher-params", type=_positive, help="distillation teacher parameters")
     t.add_argument("--recompute", choices=("none", "full"), default=None,
                    help="full activation recomputation: hardware FLOPs 8ND, MFU read as HFU")
+    t.add_argument("--micro-batch", type=_positive,
+                   help="sequences per GPU micro-batch for activation memory (default 1)")
+    t.add_argument("--all", action="store_true", default=None,
+                   help="also show platforms that cannot train the model, with the reason")
+    t.add_argument("--scenario", metavar="ID",
+                   help="a scenario of catalog/training_scenarios.csv, as the training_cost "
+                        "mart computes it (its own price, MFU and goodput)")
     t.add_argument("--pue", type=_positive, help="power usage effectiveness (default 1.25)")
     t.add_argument("--electricity", type=_positive, help="USD per kWh (default 0.08)")
     t.add_argument("--breakdown", action="append", metavar="PRESET",
                    help="full-bill breakdown under a cost preset (epoch_central, "
                         "epoch_final_run, seed_2023; 'all'); repeatable")
+
+    r = e.add_argument_group("rent vs buy (--rent-vs-buy)")
+    r.add_argument("--rent-vs-buy", action="store_true",
+                   help="owned cost per used GPU-hour against the cheapest observed rental,"
+                        " with the break-even utilisation (needs --accelerator)")
+    r.add_argument("--utilisation", type=_fraction,
+                   help="share of hours the owned accelerator is busy (default 1)")
+    r.add_argument("--years", type=_positive,
+                   help="useful life of the owned hardware (default: assumption "
+                        "depreciation_years)")
 
     i = e.add_argument_group("inference (--inference)")
     i.add_argument("--inference", action="store_true",
@@ -234,6 +296,18 @@ def _training_keys(args: argparse.Namespace, rows: list[dict[str, Any]],
         keys += re.findall(r"\((cud_discount_[a-z0-9_]+)\)", note)
         if r.get("price_basis") == "owned":
             keys += [*_OWNED_KEYS, "electricity_usd_per_kwh", "pue"]
+    if any(r.get("feasible") is not None for r in rows):
+        keys += ["training_state_bytes_per_param", "usable_memory_fraction",
+                 "activation_bytes_full_recompute", "max_tensor_parallel",
+                 "pcie_max_model_parallel_gpus"]
+        if any(r.get("activation_recompute") == "selective" for r in rows):
+            keys.append("activation_bytes_selective")
+        if getattr(args, "seq_len", None) is None:
+            keys.append("activation_seq_len")
+        if getattr(args, "micro_batch", None) is None:
+            keys.append("activation_micro_batch")
+        if getattr(args, "layers", None) is None or getattr(args, "d_model", None) is None:
+            keys.append("d_model_per_layer")
     if args.goodput is None:
         keys.append("goodput")
     if args.tokens is None and args.flops is None and args.days is None:
@@ -255,21 +329,33 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     if args.precision not in (None, "bf16", "fp16", "fp8"):
         raise EstimateError("training precision must be bf16, fp16 or fp8 (fp4 and int8 are"
                             " inference weight formats)")
+    _check_training_figures(args)
     accelerator = resolve_accelerator(con, args.accelerator) if args.accelerator else None
     values = {_TRAINING_ARGS[k]: getattr(args, k) for k in _TRAINING_ARGS}
     values["n_gpus"] = values["n_gpus"] or DEFAULT_GPUS
     if accelerator:
         values["accelerator"] = accelerator["accelerator_id"]
-    sql, params = _call("training_cost_estimate", values)
-    rows = _rows(con, f"{sql} where (price_per_gpu_hour is not null or $one) "
-                      "and peak_dense_tflops is not null "
-                      "order by accelerator_id, cost_usd nulls last",
-                 {**params, "one": accelerator is not None})
+    rows = _training_rows(con, values, accelerator)
     if not rows and accelerator:
         raise EstimateError(f"{accelerator['accelerator_id']} has no dense "
                             f"{args.precision or 'bf16'} peak in the catalog")
     if not rows:
         raise EstimateError("no accelerator with a price to estimate on")
+    _check_finite(rows)
+    _check_agreement(con, args, values, rows, accelerator)
+    infeasible = [r for r in rows if r["feasible"] is False]
+    if accelerator and infeasible and not args.all:
+        r = infeasible[0]
+        raise EstimateError(f"{r['accelerator_id']} cannot train this model: "
+                            f"{r['infeasible_reason']} (min_gpus {_num(r['min_gpus'])}); "
+                            "--all prints the estimate anyway")
+    hidden = sorted({r["accelerator_id"] for r in infeasible})
+    if not accelerator and not args.all:
+        rows = [r for r in rows if r["feasible"] is not False]
+        if not rows:
+            raise EstimateError("no accelerator with a price can train this model on "
+                                f"{_num(values['n_gpus'])} GPUs; --all shows why")
+    params = {k: v for k, v in values.items() if v is not None}
     power_keys = {r["accelerator_id"]: (r["server_to_chip_power_key"], r["avg_power_fraction_key"])
                   for r in _rows(con, "select accelerator_id, server_to_chip_power_key, "
                                       "avg_power_fraction_key from accelerator_cost_inputs")}
@@ -278,6 +364,8 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
         "inputs": {k: v for k, v in params.items()},
         "gpus_defaulted": args.gpus is None,
         "rows": rows,
+        "infeasible_hidden": [] if (accelerator or args.all) else hidden,
+        "show_all": bool(args.all),
     }
     if args.breakdown and accelerator:
         presets = [r["preset_id"] for r in _rows(
@@ -299,7 +387,138 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     elif args.breakdown:
         raise EstimateError("--breakdown needs --accelerator")
     result["assumptions"] = _assumptions(con, _training_keys(args, rows, power_keys))
+    result["mfu_model"] = _mfu_model(con, rows)
     return result
+
+
+def _training_rows(con: Any, values: dict[str, Any],
+                   accelerator: dict[str, Any] | None) -> list[dict[str, Any]]:
+    sql, params = _call("training_cost_estimate", values)
+    return _rows(con, f"{sql} where (price_per_gpu_hour is not null or $one) "
+                      "and peak_dense_tflops is not null "
+                      "order by accelerator_id, cost_usd nulls last",
+                 {**params, "one": accelerator is not None})
+
+
+def _check_training_figures(args: argparse.Namespace) -> None:
+    """Figures that contradict themselves or each other, before anything is computed."""
+    if args.gpus is not None and args.gpus != int(args.gpus):
+        raise EstimateError(f"--gpus {args.gpus:g} is not a whole number of GPUs")
+    if args.params_total is not None and args.params is not None \
+            and args.params_total < args.params:
+        raise EstimateError(f"--params-total {args.params_total:g} is below --params "
+                            f"{args.params:g}: the active parameters of a mixture of experts "
+                            "are a subset of its total")
+    if args.params_total is not None and args.params is None:
+        raise EstimateError("--params-total needs --params (the active parameters)")
+    if args.pue is not None and args.pue < 1:
+        raise EstimateError(f"--pue {args.pue:g} is below 1: a facility cannot use less power "
+                            "than its IT load")
+    if args.flops is not None and args.days is not None:
+        raise EstimateError("--flops and --days (with --gpus) both fix the training compute: "
+                            "give one")
+    if args.tokens is not None and args.tokens_per_param is not None:
+        raise EstimateError("--tokens and --tokens-per-param both fix the tokens: give one")
+    if args.micro_batch is not None and args.micro_batch != int(args.micro_batch):
+        raise EstimateError(f"--micro-batch {args.micro_batch:g} is not a whole number")
+
+
+def _check_finite(rows: list[dict[str, Any]]) -> None:
+    for column in ("flops", "gpu_hours", "cost_usd", "wall_clock_days", "energy_mwh"):
+        for r in rows:
+            v = r.get(column)
+            if isinstance(v, float) and not math.isfinite(v):
+                raise EstimateError(f"{column} overflows ({v}) on {r['accelerator_id']}: the "
+                                    "figures given are too large to compute with")
+
+
+def _check_agreement(con: Any, args: argparse.Namespace, values: dict[str, Any],
+                     rows: list[dict[str, Any]], accelerator: dict[str, Any] | None) -> None:
+    """--params with --tokens fix the FLOPs; --flops or --days (on --gpus) fix them again.
+    Both ways must agree (within 1%), else the command names the conflict."""
+    if args.params is None or args.tokens is None:
+        return
+    if args.flops is None and args.days is None:
+        return
+    from_params = _training_rows(con, {k: v for k, v in values.items()
+                                       if k not in ("flops", "days")}, accelerator)
+    by_acc = {r["accelerator_id"]: r for r in from_params}
+    for r in rows:
+        other = by_acc.get(r["accelerator_id"])
+        if other is None:
+            continue
+        if args.flops is not None and abs(other["flops"] / args.flops - 1) > _AGREE:
+            raise EstimateError(
+                f"--params {args.params:g} and --tokens {args.tokens:g} give "
+                f"{_count(other['flops'])} FLOPs, but --flops says {_count(args.flops)}: "
+                "give one of them")
+        if args.days is not None and abs(other["wall_clock_days"] / args.days - 1) > _AGREE:
+            raise EstimateError(
+                f"--params {args.params:g} and --tokens {args.tokens:g} take "
+                f"{_num(other['wall_clock_days'])} days on {_num(values['n_gpus'])} "
+                f"{r['accelerator_id']} at MFU {_num(other['mfu'])}, but --days says "
+                f"{args.days:g}: give --days or --tokens, not both")
+
+
+def scenario_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """A scenario of the training_cost mart, as the mart computed it (its own price basis,
+    MFU and goodput): the same rows `gpucost estimate` would print for its figures."""
+    given = [_option(k) for k in _TRAINING_ARGS
+             if k not in ("price",) and getattr(args, k, None) not in (None, False)]
+    given += _given(args, ("accelerator", "price", "breakdown"))
+    if given:
+        raise EstimateError(f"--scenario fixes the run; {', '.join(given)} would contradict it")
+    rows = _rows(con, "select * from training_cost where scenario_id = $id "
+                      "order by accelerator_id, cost_usd nulls last", {"id": args.scenario})
+    if not rows:
+        known = [r["scenario_id"] for r in _rows(
+            con, "select distinct scenario_id from training_cost order by 1")]
+        raise EstimateError(f"unknown scenario {args.scenario!r}; known: {', '.join(known)}")
+    hidden = sorted({r["accelerator_id"] for r in rows if r["feasible"] is False})
+    if not args.all:
+        rows = [r for r in rows if r["feasible"] is not False] or rows
+    power_keys = {r["accelerator_id"]: (r["server_to_chip_power_key"], r["avg_power_fraction_key"])
+                  for r in _rows(con, "select accelerator_id, server_to_chip_power_key, "
+                                      "avg_power_fraction_key from accelerator_cost_inputs")}
+    first = rows[0]
+    inputs = {"tokens": first["tokens"]} if first["flops_basis"] == "params_tokens" else {}
+    result: dict[str, Any] = {
+        "mode": "training",
+        "scenario": {"scenario_id": args.scenario, "question": first["question"]},
+        "inputs": inputs,
+        "gpus_defaulted": False,
+        "rows": rows,
+        "infeasible_hidden": [] if args.all else hidden,
+        "show_all": bool(args.all),
+    }
+    keys_args = argparse.Namespace(**{**vars(args), "goodput": first["goodput"],
+                                      "tokens": first["tokens"]})
+    result["assumptions"] = _assumptions(con, _training_keys(keys_args, rows, power_keys))
+    result["mfu_model"] = _mfu_model(con, rows)
+    return result
+
+
+def rent_vs_buy(con: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """rent_vs_buy_estimate for one accelerator: owned cost per used GPU-hour against every
+    observed rental price basis, with the break-even utilisation."""
+    if not args.accelerator:
+        raise EstimateError("--rent-vs-buy needs --accelerator")
+    accelerator = resolve_accelerator(con, args.accelerator)
+    utilisation = args.utilisation if args.utilisation is not None else 1.0
+    rows = _rows(con, "select * from rent_vs_buy_estimate($acc, $u, years := $years)",
+                 {"acc": accelerator["accelerator_id"], "u": utilisation, "years": args.years})
+    if not rows or rows[0]["purchase_price_usd"] is None or rows[0]["tdp_w"] is None:
+        raise EstimateError(f"{accelerator['accelerator_id']} has no purchase price or TDP in "
+                            "the catalog: owning cannot be costed")
+    first = rows[0]
+    keys = ["server_cost_overhead", "network_fraction_of_cluster", "wacc",
+            first["server_to_chip_power_key"], first["avg_power_fraction_key"], "pue",
+            "electricity_usd_per_kwh", "colo_usd_per_kw_month", "hours_per_year"]
+    if args.years is None:
+        keys.append("depreciation_years")
+    return {"mode": "rent_vs_buy", "utilisation": utilisation,
+            "utilisation_defaulted": args.utilisation is None, "rows": rows,
+            "assumptions": _assumptions(con, keys)}
 
 
 _BITS_PRECISION = {4: "fp4", 8: "fp8", 16: "bf16"}
@@ -451,7 +670,23 @@ def _table(headers: list[str], rows: list[list[str]], out: Any) -> None:
         print("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)), file=out)
 
 
+def _mfu_model(con: Any, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    if not any(r.get("mfu_source") == "mfu_model" for r in rows):
+        return None
+    found = _rows(con, "select * from mfu_model")
+    return found[0] if found else None
+
+
 def _print_assumptions(result: dict[str, Any], out: Any) -> None:
+    m = result.get("mfu_model")
+    if m:
+        print(f"\nMFU model (catalog/mfu_model.csv: fitted on {m['fitted_runs']} high-confidence "
+              "published runs, leave-one-out validation in docs/validation.md): in-run MFU = "
+              f"exp({m['intercept']:.3f} {m['hopper']:+.3f} [Hopper] {m['tpu']:+.3f} [TPU] "
+              f"{m['moe']:+.3f} [MoE] {m['fp8']:+.3f} [FP8] {m['hopper_log10_params']:+.3f} x "
+              "log10(params / 1e10) [Hopper, params clamped to "
+              f"{_count(m['hopper_params_min'])}-{_count(m['hopper_params_max'])}]) / goodput, "
+              "against the BF16 peak (rescaled to the FP8 peak for an FP8 run)", file=out)
     if not result.get("assumptions"):
         return
     print("\nassumptions (catalog/assumptions.csv):", file=out)
@@ -515,6 +750,9 @@ def _print_training(result: dict[str, Any], out: Any) -> None:
     what.append(first["precision"])
     gpus = f"{_num(first['n_gpus'])} GPUs" + (" (default; set --gpus)"
                                               if result["gpus_defaulted"] else "")
+    if result.get("scenario"):
+        print(f"Scenario {result['scenario']['scenario_id']}: "
+              f"{result['scenario']['question']}", file=out)
     if not single:
         print(f"Training estimate: {', '.join(what)}; FLOPs {_count(first['flops'])}; "
               f"wall-clock on {gpus}", file=out)
@@ -524,22 +762,34 @@ def _print_training(result: dict[str, Any], out: Any) -> None:
         order = sorted({r["accelerator_id"]: r for r in rows}.values(),
                        key=lambda r: (rented.get(r["accelerator_id"], {}).get("cost_usd")
                                       or math.inf))
+        given = _cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "given")
+        if given:
+            rented = {**rented, **given}
+        order = sorted(order, key=lambda r: (r["feasible"] is False,
+                                             rented.get(r["accelerator_id"], {}).get("cost_usd")
+                                             or math.inf))
         table = []
         for r in order:
             acc = r["accelerator_id"]
             od, cheap, own = on_demand.get(acc, {}), rented.get(acc, {}), owned.get(acc, {})
             table.append([
                 acc, _num(r["peak_dense_tflops"]), _num(r["mfu"]), _num(r["gpu_hours"]),
-                _num(r["wall_clock_days"]),
+                _num(r["wall_clock_days"]), _plan(r),
                 f"{_num(od.get('cost_usd'))} ({od.get('provider') or '-'})" if od else "-",
                 f"{_num(cheap.get('cost_usd'))} ({cheap.get('price_basis')}, "
                 f"{cheap.get('provider') or '-'})" if cheap else "-",
                 _num(own.get("cost_usd")),
                 _num(cheap.get("usd_per_million_tokens")), _num(r["energy_mwh"]),
-            ])
+            ] + ([r["infeasible_reason"] or ""] if result.get("show_all") else []))
         _table(["accelerator", "peak TFLOP/s", "MFU", "GPU-hours", "days",
-                "on-demand USD (cheapest)", "cheapest rental USD (basis, provider)",
-                "owned USD", "USD/M tokens", "MWh"], table, out)
+                "min GPUs / TPxPPxDP", "on-demand USD (cheapest)",
+                "cheapest rental USD (basis, provider)", "owned USD", "USD/M tokens", "MWh"]
+               + (["cannot train it because"] if result.get("show_all") else []), table, out)
+        if result.get("infeasible_hidden"):
+            print(f"\nnot ranked: {len(result['infeasible_hidden'])} platform(s) that cannot "
+                  f"train this model on {_num(first['n_gpus'])} GPUs "
+                  f"({', '.join(result['infeasible_hidden'])}); --all lists them with the "
+                  "reason", file=out)
         _print_assumptions(result, out)
         return
     print(f"Training estimate: {', '.join(what)}; on {first['accelerator_name']} "
@@ -560,6 +810,22 @@ def _print_training(result: dict[str, Any], out: Any) -> None:
         ("peak cluster power", f"{_num(first['peak_cluster_power_mw'])} MW "
                                "(TDP x server/chip power x PUE, full load)"),
     ]
+    if first.get("feasible") is not None:
+        lines += [
+            ("memory", f"{_num(first['training_state_gb'])} GB of weights, gradients and Adam "
+                       f"state + {_num(first['activation_gb'])} GB of activations per "
+                       f"micro-batch ({_num(first['activation_micro_batch'])} x seq "
+                       f"{_num(first['activation_seq_len'])}, "
+                       f"{first['activation_recompute']} recompute)"),
+            ("min GPUs", f"{_num(first['min_gpus'])} (scale-up domain "
+                         f"{_num(first['scale_up_domain_size'])}"
+                         + (f", {first['scale_up_link']})" if first["scale_up_link"]
+                            else ", none)")),
+            ("parallelism", f"TP {_num(first['tensor_parallel'])} x PP "
+                            f"{_num(first['pipeline_parallel'])} x DP "
+                            f"{_num(first['data_parallel'])}" if first["feasible"]
+                            else f"NOT FEASIBLE: {first['infeasible_reason']}"),
+        ]
     width = max(len(k) for k, _ in lines)
     for k, v in lines:
         print(f"  {k.ljust(width)}  {v}", file=out)
@@ -579,6 +845,77 @@ def _print_training(result: dict[str, Any], out: Any) -> None:
                 for b in result["breakdown"]], out)
         for p in result["presets"]:
             print(f"  {p['preset_id']}: {p['description']} [{p['source_url']}]", file=out)
+    _print_assumptions(result, out)
+
+
+def _plan(r: dict[str, Any]) -> str:
+    if r.get("feasible") is None:
+        return "-"
+    if not r["feasible"]:
+        return f"{_num(r['min_gpus'])} / infeasible"
+    return (f"{_num(r['min_gpus'])} / {_num(r['tensor_parallel'])}x{_num(r['pipeline_parallel'])}"
+            f"x{_num(r['data_parallel'])}")
+
+
+def _print_rent_vs_buy(result: dict[str, Any], out: Any) -> None:
+    rows = result["rows"]
+    first = rows[0]
+    u = result["utilisation"]
+    print(f"Rent vs buy: {first['name']} ({first['accelerator_id']}) busy {u:.0%} of the time"
+          + (" (default; set --utilisation)" if result["utilisation_defaulted"] else "")
+          + f", {_num(first['useful_life_years'])} years of useful life", file=out)
+    fixed = first["tco_capital_usd_per_gpu_hour"] + first["hosting_usd_per_gpu_hour"]
+    lines = [
+        ("purchase price", f"{_num(first['purchase_price_usd'])} USD per accelerator "
+                           f"({first['purchase_price_basis'] or '-'}, "
+                           f"{first['purchase_price_date'] or 'undated'}) "
+                           f"[{first['purchase_price_source_url'] or 'no source'}]"),
+        ("cluster capex", f"{_num(first['cluster_capex_per_gpu_usd'])} USD per accelerator = "
+                          f"price x {_num(first['server_cost_overhead'])} server overhead / "
+                          f"(1 - {_num(first['network_fraction_of_cluster'])} interconnect)"),
+        ("capital", f"{_num(first['tco_capital_usd_per_gpu_hour'])} USD per GPU-hour: capex x "
+                    f"capital recovery factor (WACC {_num(first['wacc'])}, "
+                    f"{_num(first['useful_life_years'])} years) / "
+                    f"{_num(first['hours_per_year'])} h (paid used or not)"),
+        ("hosting", f"{_num(first['hosting_usd_per_gpu_hour'])} USD per GPU-hour: "
+                    f"{_num(first['it_power_kw_per_gpu'])} kW x "
+                    f"{_num(first['colo_usd_per_kw_month'])} USD/kW-month colocation x 12 / "
+                    f"{_num(first['hours_per_year'])} h (paid used or not)"),
+        ("energy", f"{_num(first['energy_usd_per_gpu_hour'])} USD per used GPU-hour: "
+                   f"{_num(first['it_power_kw_per_gpu'])} kW x "
+                   f"{_num(first['avg_power_fraction'])} load x PUE {_num(first['pue'])} x "
+                   f"{_num(first['electricity_usd_per_kwh'])} USD/kWh"),
+        ("owned, per used GPU-hour", f"{_num(first['owned_usd_per_used_gpu_hour'])} USD = "
+                                     f"({_num(fixed)} capital + hosting) / {u:g} + "
+                                     f"{_num(first['energy_usd_per_gpu_hour'])} energy"),
+        ("owned, Epoch amortised", f"{_num(first['epoch_owned_usd_per_gpu_hour'])} USD per "
+                                   "GPU-hour at 100% utilisation (the 'owned' price basis)"),
+    ]
+    width = max(len(k) for k, _ in lines)
+    for k, v in lines:
+        print(f"  {k.ljust(width)}  {v}", file=out)
+    rented = [r for r in rows if r["rental_price_basis"]]
+    if not rented:
+        print("\nno observed rental price for this accelerator in the warehouse", file=out)
+    else:
+        cheapest = rented[0]
+        verdict = ("owning is cheaper" if cheapest["rental_price_per_gpu_hour"]
+                   > first["owned_usd_per_used_gpu_hour"] else "renting is cheaper")
+        be = cheapest["breakeven_utilisation"]
+        print(f"\ncheapest observed rental: {_num(cheapest['rental_price_per_gpu_hour'])} USD "
+              f"per GPU-hour ({cheapest['rental_price_basis']}, "
+              f"{cheapest['rental_provider'] or '-'}); at {u:.0%} utilisation {verdict}; "
+              "break-even utilisation "
+              + (f"{be:.0%}" if be is not None and be <= 1 else
+                 "above 100%: renting is always cheaper" if be is not None else
+                 "none: the rental price does not cover the energy"), file=out)
+        _table(["rental basis", "provider", "USD/GPU-h", "owned USD/used GPU-h",
+                "break-even utilisation", "observed", "source"],
+               [[r["rental_price_basis"], r["rental_provider"] or "-",
+                 _num(r["rental_price_per_gpu_hour"]), _num(r["owned_usd_per_used_gpu_hour"]),
+                 (f"{r['breakeven_utilisation']:.0%}" if r["breakeven_utilisation"] is not None
+                  else "-"), str(r["rental_observed_at"] or "-")[:10],
+                 r["rental_source_url"] or "-"] for r in rented], out)
     _print_assumptions(result, out)
 
 
@@ -753,8 +1090,13 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     try:
-        if args.inference:
+        check_mode(args)
+        if args.rent_vs_buy:
+            result = rent_vs_buy(con, args)
+        elif args.inference:
             result = inference_estimate(con, args)
+        elif args.scenario:
+            result = scenario_estimate(con, args)
         else:
             result = training_estimate(con, args)
     except EstimateError as exc:
@@ -765,6 +1107,8 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     if args.format == "json":
         json.dump(result, sys.stdout, indent=1, default=_jsonable)
         print()
+    elif args.rent_vs_buy:
+        _print_rent_vs_buy(result, sys.stdout)
     elif args.inference:
         _print_inference(result, sys.stdout)
     else:

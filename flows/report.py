@@ -311,12 +311,17 @@ def _training_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
                      f"cost columns (it has: {', '.join(cols)})")
     where, params = [f"{cost} > 0"], []
     note = f"{cost} per scenario, cheapest 10 accelerators each"
+    if "feasible" in cols:
+        # platforms that cannot train the model (memory, scale-up domain) are not ranked
+        where.append("feasible is not false")
+        note += " that can train the model"
     if "price_basis" in cols:
         basis = _basis(con, "training_cost")
         if basis:
-            where.append("price_basis = ?")
+            # a scenario that names its own price is priced at it only ('given')
+            where.append("(price_basis = ? or price_basis = 'given')")
             params.append(basis)
-            note += f", price basis {basis}"
+            note += f", price basis {basis} (or the scenario's own price)"
     platform = "provider" if "provider" in cols else None
     label = f"accelerator_id || coalesce(' @ ' || {platform}, '')" if platform else \
         "accelerator_id"

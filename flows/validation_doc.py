@@ -40,15 +40,53 @@ def _ratio(v: Any) -> str:
     return "–" if v is None else f"{float(v):.2f}"
 
 
+def _share(v: float) -> str:
+    return f"{v:.0%}"
+
+
+def render_loo(rows: list[dict[str, Any]]) -> str:
+    """The leave-one-out comparison (flows/mfu_fit.py) of the calibrated MFU model and plain
+    6ND at mfu_plain, on the high-confidence runs."""
+    from gpucost.flows import mfu_fit
+
+    loo = mfu_fit.leave_one_out(rows)
+    cal = mfu_fit.summary([r["loo_ratio"] for r in loo])
+    plain = mfu_fit.summary([r["plain_ratio"] for r in loo])
+    plain_mfu = next((r["plain_mfu"] for r in rows if r["plain_mfu"] is not None), None)
+    lines = [
+        f"Out of sample, on the {cal['n']} high-confidence runs of {len(rows)} (each predicted "
+        "by the model fitted without it; ratio = predicted / reported GPU-hours):",
+        "",
+        "| model | within ±25% | median ratio | spread (geometric SD) |",
+        "|---|---|---|---|",
+        f"| calibrated MFU model, leave-one-out | {_share(cal['within'])} "
+        f"({round(cal['within'] * cal['n'])} of {cal['n']}) | {_ratio(cal['median'])} | "
+        f"×{cal['spread']:.2f} |",
+        f"| plain 6ND at {_frac(plain_mfu)} (preset `mfu_plain`), goodput 0.9 | "
+        f"{_share(plain['within'])} ({round(plain['within'] * plain['n'])} of {plain['n']}) | "
+        f"{_ratio(plain['median'])} | ×{plain['spread']:.2f} |",
+        "",
+        "| run | accelerator | leave-one-out ratio | within 25% | plain 6ND ratio |",
+        "|---|---|---|---|---|",
+    ]
+    for r in loo:
+        lines.append(f"| {r['model']} | {r['accelerator_id']} | {_ratio(r['loo_ratio'])} | "
+                     + ("yes" if abs(r["loo_ratio"] - 1) <= mfu_fit.WITHIN else "**no**")
+                     + f" | {_ratio(r['plain_ratio'])} |")
+    return "\n".join(lines)
+
+
 def render(con: Any) -> str:
-    """The markdown table of the validation mart, one row per published run."""
+    """The markdown tables of the validation mart, one row per published run, and the
+    leave-one-out comparison of the calibrated MFU model with plain 6ND."""
     cur = con.execute("select * from validation order by run_id")
     cols = [d[0] for d in cur.description]
     rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
     header = [
-        "run", "accelerator (precision)", "active params", "tokens", "reported GPU-hours",
-        "implied MFU", "default MFU", "predicted @ default (ratio)", "reported MFU",
-        "predicted @ reported MFU (ratio)", "within 25%", "source",
+        "run", "accelerator (precision)", "confidence", "active params", "tokens",
+        "reported GPU-hours", "implied MFU", "default MFU", "predicted @ default (ratio)",
+        "plain 6ND (ratio)", "reported MFU", "predicted @ reported MFU (ratio)", "within 25%",
+        "source",
     ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in rows:
@@ -57,6 +95,7 @@ def render(con: Any) -> str:
         lines.append("| " + " | ".join([
             r["model"],
             f"{r['accelerator_id']} ({r['precision']})",
+            r["confidence"],
             _count(r["params_active"]) + (f" of {_count(r['params_total'])}"
                                           if r["params_total"] != r["params_active"] else ""),
             _count(r["tokens"]),
@@ -64,6 +103,7 @@ def render(con: Any) -> str:
             _frac(r["implied_mfu"]),
             f"{_frac(r['default_mfu'])} ({r['default_mfu_source']})",
             f"{_hours(r['predicted_gpu_hours_default'])} ({_ratio(r['ratio_default'])})",
+            f"{_hours(r['predicted_gpu_hours_plain'])} ({_ratio(r['ratio_plain'])})",
             _frac(r["reported_mfu"]) + (recompute if r["reported_mfu"] is not None else ""),
             f"{_hours(r['predicted_gpu_hours_reported_mfu'])} "
             f"({_ratio(r['ratio_reported_mfu'])})" if r["reported_mfu"] is not None else "–",
@@ -71,11 +111,15 @@ def render(con: Any) -> str:
             f"[GPU-hours]({r['source_url']})"
             + (f", [MFU]({r['mfu_source_url']})" if r["mfu_source_url"] else ""),
         ]) + " |")
-    notes = [f"- **{r['model']}**: {r['gpu_hours_basis']}."
+    notes = [f"- **{r['model']}** ({r['confidence']} confidence: {r['confidence_basis']}): "
+             f"{r['gpu_hours_basis']}."
              + (f" {r['note']}." if r["note"] else "")
              + (f" Reported MFU: {r['reported_mfu_basis']}." if r["reported_mfu_basis"] else "")
              for r in rows]
-    return "\n".join(lines) + "\n\nWhat each reported figure covers:\n\n" + "\n".join(notes)
+    return (render_loo(rows) + "\n\nEvery run (default = the MFU an estimate uses: the "
+            "calibrated model fitted on all high-confidence runs, in sample):\n\n"
+            + "\n".join(lines) + "\n\nWhat each reported figure covers:\n\n"
+            + "\n".join(notes))
 
 
 def rewrite(doc: str, table: str) -> str:

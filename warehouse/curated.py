@@ -28,6 +28,9 @@ CURATED_TABLES = (
     "system_prices",
     "mlperf_systems",
     "mlperf_benchmarks",
+    # training feasibility and calibrated utilisation (issue 11)
+    "scale_up_domains",
+    "mfu_model",
 )
 
 

@@ -1,6 +1,7 @@
 -- guards: every figure typed into the cost catalog files has a source: each training
 -- scenario, inference scenario, published run and cost preset has a source_url, a reported
--- MFU has its own source, and a claimed ratio has the claim's source.
+-- MFU has its own source, a claimed ratio has the claim's source, a run says how far its
+-- figures can be trusted (confidence), and every scale-up domain has its source.
 
 select 'training_scenarios' as catalog_file, scenarios.scenario_id as row_id,
     'source_url' as missing
@@ -38,3 +39,15 @@ union all
 select 'cost_presets', presets.preset_id, 'source_url'
 from stg_curated__cost_presets as presets
 where presets.source_url is null
+
+union all
+
+select 'training_runs', runs.run_id, 'confidence (high or low) and confidence_basis'
+from stg_curated__training_runs as runs
+where runs.confidence not in ('high', 'low') or runs.confidence_basis is null
+
+union all
+
+select 'scale_up_domains', domains.accelerator_id, 'source_url'
+from stg_curated__scale_up_domains as domains
+where domains.source_url is null

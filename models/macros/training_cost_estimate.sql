@@ -10,8 +10,21 @@
 -- energy_mwh = training_energy_mwh(gpu_hours, ...), peak_cluster_power_mw at full load,
 -- usd_per_million_tokens = cost_usd / tokens x 1e6.
 -- accelerator: an id or any spelling in accelerator_aliases ("H100 SXM", "TPU v5p"); null =
--- every accelerator. mfu null = default_training_mfu (generation default, FP8, MoE); other
--- nulls take the catalog assumption (cost_defaults: goodput, pue, electricity, ...).
+-- every accelerator. mfu null = calibrated_training_mfu (the calibrated MFU model of mart
+-- mfu_model, for Ampere, Hopper and TPU; in-run MFU = effective utilisation / the catalog
+-- goodput, so a goodput given here still scales the hours) else default_training_mfu
+-- (generation constant, FP8, MoE); other nulls take the catalog assumption (cost_defaults:
+-- goodput, pue, electricity, ...).
+--
+-- Feasibility (feasible, min_gpus, infeasible_reason, tensor/pipeline/data parallel): the
+-- training state (training_state_bytes_per_param x params_total: mixed-precision Adam) and
+-- one micro-batch of activations (layers x seq x micro_batch x d_model x 34 bytes with
+-- selective recompute or 2 with full recompute, Korthikanti et al. 2022; layers and d_model
+-- from params when not given: params = 12 L d^2, d = d_model_per_layer x L) must fit the
+-- model-parallel group's usable memory (usable_memory_fraction); tensor parallelism stays in
+-- the scale-up domain (mart scale_up_domains, at most max_tensor_parallel); a platform
+-- without scale-up fabric cannot train a model whose group exceeds
+-- pcie_max_model_parallel_gpus; n_gpus must be at least min_gpus.
 
 create or replace macro training_cost_estimate(
     params := null,
@@ -35,6 +48,7 @@ create or replace macro training_cost_estimate(
     lm_frozen := false,
     teacher_params := 0,
     recompute := 'none',
+    micro_batch := null,
     flops := null,
     price_per_gpu_hour := null,
     pue := null,
@@ -54,6 +68,7 @@ args as (
         lower(coalesce(cast(precision as varchar), 'bf16')) as arg_precision,
         cast(mfu as double) as arg_mfu,
         cast(coalesce(goodput, defaults.default_goodput, 1.0) as double) as arg_goodput,
+        cast(coalesce(defaults.default_goodput, 1.0) as double) as arg_default_goodput,
         cast(n_gpus as double) as arg_n_gpus,
         cast(days as double) as arg_days,
         cast(n_layers as double) as arg_n_layers,
@@ -79,8 +94,31 @@ args as (
         regexp_replace(lower(cast(accelerator as varchar)), '[^a-z0-9]', '', 'g')
             as arg_accelerator_key,
         defaults.default_mfu_fp8 as arg_default_mfu_fp8,
-        defaults.default_moe_mfu_multiplier as arg_default_moe_mfu_multiplier
+        defaults.default_moe_mfu_multiplier as arg_default_moe_mfu_multiplier,
+        cast(micro_batch as double) as arg_micro_batch
     from cost_defaults as defaults
+
+),
+
+memory_defaults as (
+
+    select
+        max(value) filter (where assumption_key = 'training_state_bytes_per_param')
+            as state_bytes_per_param,
+        max(value) filter (where assumption_key = 'usable_memory_fraction')
+            as usable_memory_fraction,
+        max(value) filter (where assumption_key = 'activation_seq_len') as activation_seq_len,
+        max(value) filter (where assumption_key = 'activation_micro_batch')
+            as activation_micro_batch,
+        max(value) filter (where assumption_key = 'activation_bytes_selective')
+            as activation_bytes_selective,
+        max(value) filter (where assumption_key = 'activation_bytes_full_recompute')
+            as activation_bytes_full_recompute,
+        max(value) filter (where assumption_key = 'd_model_per_layer') as d_model_per_layer,
+        max(value) filter (where assumption_key = 'max_tensor_parallel') as max_tensor_parallel,
+        max(value) filter (where assumption_key = 'pcie_max_model_parallel_gpus')
+            as pcie_max_model_parallel_gpus
+    from cost_assumptions
 
 ),
 
@@ -88,9 +126,15 @@ chosen as (
 
     select
         args.*,
-        inputs.*
+        inputs.*,
+        domains.domain_size as scale_up_domain_size,
+        domains.scale_up_link,
+        domains.has_scale_up_fabric,
+        domains.form_factor
     from args
     cross join accelerator_cost_inputs as inputs
+    left join scale_up_domains as domains
+        on domains.accelerator_id = inputs.accelerator_id
     left join accelerator_aliases as aliases
         on aliases.alias_key = args.arg_accelerator_key
     where args.arg_accelerator is null
@@ -112,6 +156,22 @@ sized as (
         ) as run_peak_tflops,
         coalesce(
             chosen.arg_mfu,
+            calibrated_training_mfu(
+                mfu_group(chosen.family),
+                chosen.arg_params_active,
+                chosen.arg_params_total > chosen.arg_params_active,
+                chosen.arg_precision,
+                chosen.peak_bf16_dense_tflops,
+                precision_peak_tflops(
+                    chosen.arg_precision,
+                    chosen.peak_bf16_dense_tflops,
+                    chosen.peak_fp16_dense_tflops,
+                    chosen.peak_fp8_dense_tflops,
+                    chosen.peak_fp4_dense_tflops,
+                    chosen.peak_int8_dense_tflops
+                ),
+                chosen.arg_default_goodput
+            ),
             default_training_mfu(
                 chosen.mfu_default,
                 chosen.arg_precision,
@@ -122,6 +182,8 @@ sized as (
         ) as run_mfu,
         case
             when chosen.arg_mfu is not null then 'given'
+            when mfu_group(chosen.family) is not null and chosen.arg_params_active > 0
+                then 'mfu_model'
             else
                 (case when chosen.arg_precision = 'fp8' then 'mfu_fp8'
                     else chosen.mfu_assumption_key end)
@@ -193,6 +255,152 @@ billed as (
         computed.*,
         computed.run_compute_gpu_hours / computed.arg_goodput as run_gpu_hours
     from computed
+
+),
+
+shaped as (
+
+    -- the model's shape and memory (Korthikanti et al. 2022; ZeRO 16 bytes per parameter)
+    select
+        billed.*,
+        mem.state_bytes_per_param,
+        mem.pcie_max_model_parallel_gpus,
+        coalesce(
+            billed.arg_n_layers,
+            round(power(
+                billed.arg_params_active / (12 * power(mem.d_model_per_layer, 2)), 1.0 / 3
+            ))
+        ) as shape_layers,
+        coalesce(billed.arg_seq_len, mem.activation_seq_len) as shape_seq_len,
+        coalesce(billed.arg_micro_batch, mem.activation_micro_batch) as shape_micro_batch,
+        mem.state_bytes_per_param * billed.arg_params_total as state_bytes,
+        billed.memory_gb * 1e9 * mem.usable_memory_fraction as usable_bytes,
+        least(coalesce(billed.scale_up_domain_size, 1), mem.max_tensor_parallel) as tp_cap,
+        mem.activation_bytes_selective,
+        mem.activation_bytes_full_recompute,
+        mem.d_model_per_layer
+    from billed
+    cross join memory_defaults as mem
+
+),
+
+activations as (
+
+    select
+        shaped.*,
+        coalesce(shaped.arg_d_model, shaped.d_model_per_layer * shaped.shape_layers)
+            as shape_d_model,
+        shaped.shape_layers * shaped.shape_seq_len * shaped.shape_micro_batch
+            * coalesce(shaped.arg_d_model, shaped.d_model_per_layer * shaped.shape_layers)
+            as act_per_byte_coefficient
+    from shaped
+
+),
+
+grouped as (
+
+    -- activation bytes of one micro-batch over the whole model: selective recompute (34 bytes
+    -- per token, d_model and layer, the default) and full recompute (2); split over tensor
+    -- parallel. The first pipeline stage holds p micro-batches of L/p layers: L layers' worth.
+    select
+        activations.*,
+        activations.act_per_byte_coefficient * activations.activation_bytes_selective
+            as act_bytes_selective,
+        activations.act_per_byte_coefficient * activations.activation_bytes_full_recompute
+            as act_bytes_full
+    from activations
+
+),
+
+sized_group as (
+
+    -- the smallest model-parallel group (tensor x pipeline) whose memory holds the training
+    -- state plus the activations: one GPU when everything fits, else tensor parallel over the
+    -- scale-up domain (at most max_tensor_parallel) and as many pipeline stages as needed
+    select
+        grouped.*,
+        case
+            when grouped.state_bytes + grouped.act_bytes_full <= grouped.usable_bytes then 1
+            when grouped.usable_bytes - grouped.act_bytes_full / grouped.tp_cap > 0
+                then grouped.tp_cap * ceil(grouped.state_bytes
+                    / (grouped.tp_cap
+                        * (grouped.usable_bytes - grouped.act_bytes_full / grouped.tp_cap)))
+        end as min_gpus_full,
+        case
+            when grouped.state_bytes + grouped.act_bytes_selective <= grouped.usable_bytes then 1
+            when grouped.usable_bytes - grouped.act_bytes_selective / grouped.tp_cap > 0
+                then grouped.tp_cap * ceil(grouped.state_bytes
+                    / (grouped.tp_cap
+                        * (grouped.usable_bytes - grouped.act_bytes_selective / grouped.tp_cap)))
+        end as min_gpus_selective
+    from grouped
+
+),
+
+planned as (
+
+    -- the plan on n_gpus: selective recompute when it fits the cluster and full recompute was
+    -- not asked for, else full recompute. min_gpus is the fewest GPUs that can train the model
+    -- at all (with full recompute).
+    select
+        sized_group.*,
+        sized_group.min_gpus_full as run_min_gpus,
+        case
+            when sized_group.arg_recompute != 'full'
+                and sized_group.min_gpus_selective <= sized_group.arg_n_gpus
+                then 'selective'
+            else 'full'
+        end as run_activation_recompute
+    from sized_group
+
+),
+
+feasibility as (
+
+    select
+        planned.*,
+        case planned.run_activation_recompute
+            when 'selective' then planned.min_gpus_selective else planned.min_gpus_full
+        end as run_group,
+        case planned.run_activation_recompute
+            when 'selective' then planned.act_bytes_selective else planned.act_bytes_full
+        end as act_bytes,
+        case
+            when case planned.run_activation_recompute
+                    when 'selective' then planned.min_gpus_selective
+                    else planned.min_gpus_full end = 1 then 1
+            else planned.tp_cap
+        end as run_tp,
+        case
+            when planned.arg_params_total is null then null
+            when planned.memory_gb is null
+                then 'no memory figure for this accelerator in the catalog'
+            when planned.min_gpus_full is null
+                then 'one micro-batch of activations ('
+                    || printf('%.0f', planned.act_bytes_full / 1e9) || ' GB at seq '
+                    || printf('%.0f', planned.shape_seq_len)
+                    || ', full recompute) does not fit a ' || printf('%g', planned.memory_gb)
+                    || ' GB accelerator even over tensor parallel '
+                    || printf('%.0f', planned.tp_cap)
+            when not coalesce(planned.has_scale_up_fabric, false)
+                and planned.min_gpus_full > planned.pcie_max_model_parallel_gpus
+                then 'no scale-up fabric (' || coalesce(planned.form_factor, '?')
+                    || '): the model needs a model-parallel group of at least '
+                    || printf('%.0f', planned.min_gpus_full)
+                    || ' GPUs to hold ' || printf('%.3g', planned.state_bytes / 1e12)
+                    || ' TB of weights, gradients and Adam state, more than one '
+                    || printf('%.0f', planned.pcie_max_model_parallel_gpus)
+                    || '-GPU PCIe server (assumption pcie_max_model_parallel_gpus)'
+            when planned.arg_n_gpus < planned.min_gpus_full
+                then printf('%.0f', planned.arg_n_gpus) || ' GPUs are fewer than the '
+                    || printf('%.0f', planned.min_gpus_full)
+                    || ' needed to hold ' || printf('%.3g', planned.state_bytes / 1e12)
+                    || ' TB of weights, gradients and Adam state ('
+                    || printf('%g', planned.state_bytes_per_param)
+                    || ' bytes x params_total) plus activations (full recompute) in '
+                    || printf('%g', planned.memory_gb) || ' GB each'
+        end as run_infeasible_reason
+    from planned
 
 ),
 
@@ -271,6 +479,25 @@ select
     billed.run_gpu_hours * bases.basis_price as cost_usd,
     billed.run_gpu_hours * bases.basis_price / billed.run_tokens * 1e6 as usd_per_million_tokens,
 
+    ---------- can the platform train the model (memory, scale-up domain, cluster size)
+    case when billed.arg_params_total is not null then billed.run_infeasible_reason is null end
+        as feasible,
+    billed.run_min_gpus as min_gpus,
+    billed.run_infeasible_reason as infeasible_reason,
+    case when billed.run_infeasible_reason is null then billed.run_tp end as tensor_parallel,
+    case when billed.run_infeasible_reason is null then billed.run_group / billed.run_tp end
+        as pipeline_parallel,
+    case when billed.run_infeasible_reason is null
+        then floor(billed.arg_n_gpus / billed.run_group) end as data_parallel,
+    case when billed.arg_params_total is not null then billed.run_activation_recompute end
+        as activation_recompute,
+    billed.scale_up_domain_size,
+    billed.scale_up_link,
+    billed.state_bytes / 1e9 as training_state_gb,
+    billed.act_bytes / 1e9 as activation_gb,
+    billed.shape_seq_len as activation_seq_len,
+    billed.shape_micro_batch as activation_micro_batch,
+
     ---------- energy and power
     billed.tdp_w,
     billed.run_power_ratio as server_to_chip_power,
@@ -288,6 +515,6 @@ select
     peak_cluster_power_mw(billed.arg_n_gpus, billed.tdp_w, billed.run_power_ratio, billed.arg_pue)
         as peak_cluster_power_mw
 
-from billed
+from feasibility as billed
 left join bases
     on bases.basis_accelerator_id = billed.accelerator_id

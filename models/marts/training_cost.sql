@@ -3,7 +3,12 @@
 -- from the macro training_cost_estimate (the same one `gpucost estimate` calls). A scenario
 -- that pins an accelerator is evaluated on it only; otherwise on every accelerator with a
 -- price. Rows without a price are left out, except for a pinned accelerator (one row with a
--- null price basis: FLOPs, hours and energy still answer the question).
+-- null price basis: FLOPs, hours and energy still answer the question). A scenario that names
+-- its own price (the seed's "2 USD per H100-hour") is priced at that price only: its rows
+-- have price_basis 'given', so its label and its cost agree. Every row says whether the
+-- platform can train the model at all (feasible, min_gpus, infeasible_reason: memory for the
+-- weights, gradients, Adam state and activations, the scale-up domain, the cluster size);
+-- rankings leave out the infeasible ones.
 --
 -- columns:
 --   scenario_id: the scenario's id in catalog/training_scenarios.csv
@@ -15,9 +20,11 @@
 --   peak_dense_tflops [TFLOP/s]: dense peak throughput at precision (bf16 and fp16 stand in for
 --     each other where a part lacks one)
 --   mfu [fraction]: in-run model FLOPs utilisation against peak_dense_tflops: the scenario's, else
---     default_training_mfu (generation default, FP8, MoE)
---   mfu_source: where mfu comes from: 'given' (the scenario) or the assumption key (mfu_hopper,
---     mfu_fp8, ...), with ' x moe_mfu_multiplier' for a mixture of experts
+--     the calibrated MFU model (calibrated_training_mfu, mart mfu_model) for the families it
+--     covers (Ampere, Hopper, TPU), else default_training_mfu (generation constant, FP8, MoE)
+--   mfu_source: where mfu comes from: 'given' (the scenario), 'mfu_model' (the calibrated
+--     model) or the assumption key (mfu_cdna, mfu_fp8, ...), with ' x moe_mfu_multiplier' for
+--     a mixture of experts
 --   goodput [fraction]: wall-clock efficiency on top of MFU (failures, restarts, checkpoints): the
 --     scenario's, else assumption goodput
 --   tokens [tokens]: training tokens: as given, else tokens_per_param x params_total; for a run
@@ -31,6 +38,32 @@
 --   gpu_hours [GPU-hours]: GPU-hours paid for: compute_gpu_hours / goodput
 --   n_gpus [GPUs]: cluster size the scenario gives; null when it gives none
 --   wall_clock_days [days]: gpu_hours / n_gpus / 24; null without n_gpus
+--   feasible: the platform can train the model on n_gpus: its memory holds the training state
+--     (training_state_bytes_per_param x params_total) and one micro-batch of activations over
+--     a model-parallel group of at most min_gpus, tensor parallelism stays in the scale-up
+--     domain, and a platform without scale-up fabric needs no model-parallel group beyond
+--     pcie_max_model_parallel_gpus; null when no parameter count is known
+--   min_gpus [GPUs]: the fewest accelerators that hold weights, gradients, Adam state and one
+--     micro-batch of activations with full recompute (tensor parallel over the scale-up domain,
+--     at most max_tensor_parallel, times pipeline stages); null when even that does not fit
+--   infeasible_reason: why feasible is false, in words with the figures; null when feasible
+--   tensor_parallel [GPUs]: tensor-parallel degree of the plan on n_gpus (1 when the model fits
+--     one accelerator); null when infeasible
+--   pipeline_parallel [stages]: pipeline stages of the plan; null when infeasible
+--   data_parallel [replicas]: floor(n_gpus / (tensor_parallel x pipeline_parallel)); null when
+--     infeasible
+--   activation_recompute: the activation memory of the plan: 'selective' (34 bytes per token,
+--     d_model and layer) when it fits n_gpus and --recompute full was not asked, else 'full' (2)
+--   scale_up_domain_size [accelerators]: accelerators in one scale-up domain (mart
+--     scale_up_domains; 1 = no scale-up fabric)
+--   scale_up_link: the scale-up fabric (scale_up_domains.scale_up_link)
+--   training_state_gb [GB]: training_state_bytes_per_param x params_total / 10^9
+--   activation_gb [GB]: activations of one micro-batch over the whole model, with the plan's
+--     recompute: layers x seq x micro-batch x d_model x bytes (34 or 2) / 10^9
+--   activation_seq_len [tokens]: the sequence length activations are sized at (seq_len, else
+--     assumption activation_seq_len)
+--   activation_micro_batch [sequences]: the micro-batch activations are sized at (assumption
+--     activation_micro_batch)
 --   price_basis: a price basis of price_bases (on_demand_min, on_demand_median, spot_min,
 --     community_min, reserved_*_min, reserved_*_cud_est, owned) or 'given' (the scenario's own
 --     price); null on the one row of a pinned accelerator without a price
@@ -66,6 +99,7 @@ estimates as (
         scenarios.scenario_id,
         scenarios.question,
         scenarios.accelerator as scenario_accelerator,
+        scenarios.price_per_gpu_hour as scenario_price,
         estimate.*
     from scenarios,
         lateral training_cost_estimate(
@@ -91,7 +125,10 @@ estimates as (
 
 )
 
-select * from estimates
+select estimates.* exclude (scenario_price)
+from estimates
 where (estimates.price_per_gpu_hour is not null or estimates.scenario_accelerator is not null)
     and estimates.peak_dense_tflops is not null
+    -- a scenario that names its own price is priced at it only (its price basis is 'given')
+    and (estimates.scenario_price is null or estimates.price_basis = 'given')
 order by estimates.scenario_id, estimates.accelerator_id, estimates.price_basis

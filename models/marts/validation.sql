@@ -2,8 +2,13 @@
 -- the GPU-hours the cost models predict, and the MFU the report implies.
 --
 -- * flops: training_flops(params_active, tokens) = 6 N D (model FLOPs);
--- * predicted_gpu_hours_default: gpu_hours_for_flops at the catalog default MFU for the
---   accelerator (default_training_mfu: generation, FP8, MoE) and the catalog goodput;
+-- * predicted_gpu_hours_default: gpu_hours_for_flops at the default MFU of an estimate: the
+--   calibrated MFU model (calibrated_training_mfu, mart mfu_model) for the families it covers,
+--   else the catalog constant (default_training_mfu: generation, FP8, MoE), and the catalog
+--   goodput. In sample: the model was fitted on these runs (docs/validation.md gives the
+--   leave-one-out figures, flows/mfu_fit.py);
+-- * predicted_gpu_hours_plain: the same at one utilisation for every run (assumption
+--   mfu_plain, 0.40), for comparison;
 -- * predicted_gpu_hours_reported_mfu: the same at the MFU the authors reported; a reported
 --   figure that counts activation recomputation (recompute 'full') is matched with the
 --   hardware FLOPs 8 N D;
@@ -27,16 +32,31 @@
 --   reported_mfu_basis: how reported_mfu was stated or derived
 --   recompute: 'full' when the reported MFU counts activation recomputation (hardware FLOPs, 8 N
 --     D), else 'none'
+--   confidence: 'high' when the reported GPU-hours are the developers' own measured figure for
+--     the model (model card, paper, logbook; a stated rate or cluster time counts), 'low' for
+--     an announced round figure, an ideal derived from assumed throughput, a third-party
+--     estimate or approximate tokens; decided by provenance only. The MFU model is fitted on
+--     the high-confidence runs
+--   confidence_basis: why the run has its confidence
 --   implied_mfu [fraction]: flops / (reported_gpu_hours x 3600 x peak_dense_tflops): a lower bound
 --     on in-run MFU (reported hours also hold restarts, evaluation and stalls)
---   default_mfu [fraction]: the catalog default MFU for the run (default_training_mfu: generation,
---     FP8, MoE)
---   default_mfu_source: the assumption key(s) behind default_mfu (mfu_ampere, ..., with ' x
---     moe_mfu_multiplier' for a mixture of experts)
+--   peak_bf16_dense_tflops [TFLOP/s]: dense BF16 peak of the accelerator
+--   implied_mfu_bf16 [fraction]: implied_mfu against the BF16 peak whatever the run's precision:
+--     what the calibrated MFU model is fitted on
+--   mfu_group: the calibrated MFU model's group of the accelerator (mfu_group: ampere, hopper,
+--     tpu); null for a family it does not cover
+--   default_mfu [fraction]: the MFU an estimate uses for the run: calibrated_training_mfu where
+--     mfu_group is set, else the catalog constant (default_training_mfu: generation, FP8, MoE)
+--   default_mfu_source: 'mfu_model' (the calibrated model) or the assumption key(s) behind the
+--     constant (mfu_ampere, ..., with ' x moe_mfu_multiplier' for a mixture of experts)
 --   goodput [fraction]: the catalog goodput applied in both predictions
 --   predicted_gpu_hours_default [GPU-hours]: flops / (peak_dense_tflops x default_mfu x 3600) /
 --     goodput
 --   ratio_default [ratio]: predicted_gpu_hours_default / reported_gpu_hours
+--   plain_mfu [fraction]: the plain 6ND preset's utilisation (assumption mfu_plain)
+--   predicted_gpu_hours_plain [GPU-hours]: flops / (peak_dense_tflops x plain_mfu x 3600) /
+--     goodput
+--   ratio_plain [ratio]: predicted_gpu_hours_plain / reported_gpu_hours
 --   predicted_gpu_hours_reported_mfu [GPU-hours]: the same at reported_mfu (with 8 N D FLOPs when
 --     recompute is 'full'); null without a reported MFU
 --   ratio_reported_mfu [ratio]: predicted_gpu_hours_reported_mfu / reported_gpu_hours
@@ -79,20 +99,46 @@ resolved as (
             accelerator_inputs.peak_fp4_dense_tflops,
             accelerator_inputs.peak_int8_dense_tflops
         ) as peak_dense_tflops,
-        default_training_mfu(
-            accelerator_inputs.mfu_default,
-            runs.precision,
-            runs.params_total > runs.params_active,
-            defaults.default_mfu_fp8,
-            defaults.default_moe_mfu_multiplier
+        accelerator_inputs.peak_bf16_dense_tflops,
+        mfu_group(accelerator_inputs.family) as mfu_group,
+        coalesce(
+            calibrated_training_mfu(
+                mfu_group(accelerator_inputs.family),
+                runs.params_active,
+                runs.params_total > runs.params_active,
+                runs.precision,
+                accelerator_inputs.peak_bf16_dense_tflops,
+                precision_peak_tflops(
+                    runs.precision,
+                    accelerator_inputs.peak_bf16_dense_tflops,
+                    accelerator_inputs.peak_fp16_dense_tflops,
+                    accelerator_inputs.peak_fp8_dense_tflops,
+                    accelerator_inputs.peak_fp4_dense_tflops,
+                    accelerator_inputs.peak_int8_dense_tflops
+                ),
+                coalesce(defaults.default_goodput, 1.0)
+            ),
+            default_training_mfu(
+                accelerator_inputs.mfu_default,
+                runs.precision,
+                runs.params_total > runs.params_active,
+                defaults.default_mfu_fp8,
+                defaults.default_moe_mfu_multiplier
+            )
         ) as default_mfu,
-        (case when runs.precision = 'fp8' then 'mfu_fp8'
-            else accelerator_inputs.mfu_assumption_key end)
-        || (case when runs.params_total > runs.params_active
-            then ' x moe_mfu_multiplier' else '' end) as default_mfu_source,
+        case
+            when mfu_group(accelerator_inputs.family) is not null then 'mfu_model'
+            else (case when runs.precision = 'fp8' then 'mfu_fp8'
+                else accelerator_inputs.mfu_assumption_key end)
+                || (case when runs.params_total > runs.params_active
+                    then ' x moe_mfu_multiplier' else '' end)
+        end as default_mfu_source,
+        plain.value as plain_mfu,
         coalesce(defaults.default_goodput, 1.0) as goodput
     from runs
     cross join cost_defaults as defaults
+    left join cost_assumptions as plain
+        on plain.assumption_key = 'mfu_plain'
     left join aliases
         on aliases.alias_key = runs.accelerator_key
     left join accelerator_inputs
@@ -133,10 +179,17 @@ final as (
         predicted.reported_mfu,
         predicted.reported_mfu_basis,
         predicted.recompute,
+        predicted.confidence,
+        predicted.confidence_basis,
 
         ---------- implied by the report
         implied_mfu(predicted.flops, predicted.reported_gpu_hours, predicted.peak_dense_tflops)
             as implied_mfu,
+        predicted.peak_bf16_dense_tflops,
+        implied_mfu(
+            predicted.flops, predicted.reported_gpu_hours, predicted.peak_bf16_dense_tflops
+        ) as implied_mfu_bf16,
+        predicted.mfu_group,
 
         ---------- predicted at the catalog default MFU
         predicted.default_mfu,
@@ -150,6 +203,15 @@ final as (
             predicted.flops, predicted.peak_dense_tflops, predicted.default_mfu,
             predicted.goodput
         ) / predicted.reported_gpu_hours as ratio_default,
+
+        ---------- predicted by plain 6ND at one utilisation (assumption mfu_plain)
+        predicted.plain_mfu,
+        gpu_hours_for_flops(
+            predicted.flops, predicted.peak_dense_tflops, predicted.plain_mfu, predicted.goodput
+        ) as predicted_gpu_hours_plain,
+        gpu_hours_for_flops(
+            predicted.flops, predicted.peak_dense_tflops, predicted.plain_mfu, predicted.goodput
+        ) / predicted.reported_gpu_hours as ratio_plain,
 
         ---------- predicted at the reported MFU
         gpu_hours_for_flops(

@@ -25,6 +25,10 @@ renamed as (
         coalesce(lower(nullif(trim(source.precision), '')), 'bf16') as precision,
         coalesce(lower(nullif(trim(source.recompute), '')), 'none') as recompute,
 
+        ---------- how far the reported figures can be trusted (decided by provenance only)
+        coalesce(lower(nullif(trim(source.confidence), '')), 'low') as confidence,
+        nullif(trim(source.confidence_basis), '') as confidence_basis,
+
         ---------- what was reported
         cast(nullif(trim(source.reported_gpu_hours), '') as double) as reported_gpu_hours,
         nullif(trim(source.gpu_hours_basis), '') as gpu_hours_basis,

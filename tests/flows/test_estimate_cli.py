@@ -33,11 +33,11 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 def test_training_table_shows_everything_the_issue_asks_for(warehouse, capsys):
     code, out, err = run(capsys, "--params", "7e9", "--tokens", "2e12",
-                         "--accelerator", "H100 SXM")
+                         "--accelerator", "H100 SXM", "--mfu", "0.4")
     assert code == EXIT_OK, err
     assert "on NVIDIA H100 SXM5 80GB (nvidia-h100-sxm5-80gb)" in out
     assert "FLOPs               8.4e22 (6 x active params x tokens" in out
-    assert "MFU                 0.4 (mfu_hopper)" in out
+    assert "MFU                 0.4 (given)" in out
     assert "GPU-hours           65,509 (paid for" in out  # 58,958 / 0.9
     assert "days on 1,024 GPUs (default; set --gpus)" in out
     assert "MWh = GPU-hours x 700 W x 1.82 server/chip power x 0.75 average load x PUE 1.25" in out
@@ -51,7 +51,7 @@ def test_training_table_shows_everything_the_issue_asks_for(warehouse, capsys):
     assert "owned" in basis_lines
     # and the assumptions used, with their sources
     assert "assumptions (catalog/assumptions.csv):" in out
-    for key in ("mfu_hopper = 0.4", "goodput = 0.9", "pue = 1.25",
+    for key in ("goodput = 0.9", "pue = 1.25",
                 "server_to_chip_power_h100 = 1.82", "electricity_usd_per_kwh = 0.08"):
         assert key in out
     assert "[https://arxiv.org/abs/2407.21783]" in out
@@ -59,7 +59,7 @@ def test_training_table_shows_everything_the_issue_asks_for(warehouse, capsys):
 
 def test_training_json_is_the_same_estimate(warehouse, capsys):
     code, out, _ = run(capsys, "--params", "7e9", "--tokens", "2e12", "--accelerator",
-                       "H100 SXM", "--gpus", "512", "--format", "json")
+                       "H100 SXM", "--gpus", "512", "--mfu", "0.4", "--format", "json")
     assert code == EXIT_OK
     data = json.loads(out)
     assert data["mode"] == "training" and data["gpus_defaulted"] is False
@@ -74,7 +74,10 @@ def test_training_json_is_the_same_estimate(warehouse, capsys):
     assert od["usd_per_million_tokens"] == pytest.approx(od["cost_usd"] / 2e12 * 1e6)
     keys = {a["assumption_key"]: a for a in data["assumptions"]}
     assert keys["goodput"]["value"] == 0.9 and keys["goodput"]["source_url"]
-    assert {"mfu_hopper", "pue", "electricity_usd_per_kwh"} <= set(keys)
+    assert {"pue", "electricity_usd_per_kwh", "training_state_bytes_per_param"} <= set(keys)
+    # 7B fits 8 H100s many times over: feasible, the plan and its memory are in the rows
+    assert od["feasible"] is True and od["infeasible_reason"] is None
+    assert od["training_state_gb"] == pytest.approx(16 * 7e9 / 1e9)
 
 
 def test_acceptance_405b_and_the_20k_cluster_through_the_cli(warehouse, capsys):
@@ -162,13 +165,15 @@ def test_macros_are_published_and_callable_read_only(warehouse):
     ro = connect_readonly(warehouse)  # as `gpucost sql`: read-only, no file access
     try:
         r = ro.execute("select flops, gpu_hours from training_cost_estimate(params := 7e9, "
-                       "tokens := 2e12, accelerator := 'H100 SXM', goodput := 1) limit 1")
+                       "tokens := 2e12, accelerator := 'H100 SXM', goodput := 1, mfu := 0.4) "
+                       "limit 1")
         assert r.fetchone() == pytest.approx((8.4e22, 8.4e22 / (989.4e12 * 0.4 * 3600)))
         names = {n for (n,) in ro.execute("select function_name from duckdb_functions() where "
                                           "function_type in ('macro', 'table_macro') and "
                                           "database_name = current_database()").fetchall()}
         assert {"training_cost_estimate", "inference_cost_estimate", "training_flops",
-                "ownership_estimate", "cost_breakdown_estimate"} <= names
+                "ownership_estimate", "cost_breakdown_estimate", "rent_vs_buy_estimate",
+                "calibrated_training_mfu"} <= names
         with pytest.raises(duckdb.Error):
             ro.execute("create macro nope() as 1")
     finally:
@@ -179,3 +184,135 @@ def test_no_warehouse(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path))
     code, _, err = run(capsys, "--params", "7e9")
     assert code == EXIT_FAILED and "run `gpucost refresh` first" in err
+
+
+# ---------------------------------------------------------------- issue 11
+
+
+def test_405b_ranking_holds_only_platforms_that_can_train_it(warehouse, capsys):
+    code, out, err = run(capsys, "--params", "405e9", "--tokens", "15.6e12", "--gpus", "16384",
+                         "--format", "json")
+    assert code == EXIT_OK, err
+    data = json.loads(out)
+    ranked = {r["accelerator_id"] for r in data["rows"]}
+    assert all(r["feasible"] is True for r in data["rows"])
+    assert H100 in ranked
+    # consumer and PCIe cards (no scale-up fabric) are not ranked, but named
+    for card in ("nvidia-rtx-4090-24gb", "nvidia-rtx-5090-32gb", "nvidia-rtx-a4000-16gb",
+                 "nvidia-l40s-48gb"):
+        assert card not in ranked
+    assert "nvidia-rtx-4090-24gb" in data["infeasible_hidden"]
+    code, out, _ = run(capsys, "--params", "405e9", "--tokens", "15.6e12", "--gpus", "16384")
+    assert code == EXIT_OK
+    assert "not ranked:" in out and "--all lists them" in out
+    table = out.split("\n\n")[0]
+    # H100: min 96 GPUs; the plan TP 8 x PP 23, DP 16384 // (8 x 23) = 89
+    assert "nvidia-rtx-4090-24gb" not in table and "96 / 8x23x89" in table
+    # --all shows them, each with its reason
+    code, out, _ = run(capsys, "--params", "405e9", "--tokens", "15.6e12", "--gpus", "16384",
+                       "--all")
+    line = next(x for x in out.splitlines() if x.startswith("  nvidia-rtx-4090-24gb"))
+    assert "1,383 / infeasible" in line and "no scale-up fabric (PCIe (consumer))" in line
+
+
+def test_rtx_4090_x8_is_refused_with_min_gpus_and_reason(warehouse, capsys):
+    code, out, err = run(capsys, "--params", "405e9", "--tokens", "15.6e12", "-a", "RTX 4090",
+                         "--gpus", "8")
+    assert code == EXIT_USAGE and out == ""
+    assert "nvidia-rtx-4090-24gb cannot train this model: no scale-up fabric" in err
+    assert "(min_gpus 1,383)" in err and "6.48 TB of weights, gradients and Adam state" in err
+    # with --all the estimate is printed, flagged
+    code, out, _ = run(capsys, "--params", "405e9", "--tokens", "15.6e12", "-a", "RTX 4090",
+                       "--gpus", "8", "--all")
+    assert code == EXIT_OK and "NOT FEASIBLE: no scale-up fabric" in out
+    # too small a cluster of a platform that could train it: named with the minimum
+    code, _, err = run(capsys, "--params", "405e9", "--tokens", "15.6e12", "-a", "H100 SXM",
+                       "--gpus", "64")
+    assert code == EXIT_USAGE and "64 GPUs are fewer than the 96 needed" in err
+
+
+def test_seed_scenario_at_its_own_two_dollars(warehouse, capsys):
+    code, out, err = run(capsys, "--scenario", "llama3-405b-h100-40pct-2usd")
+    assert code == EXIT_OK, err
+    assert "40% MFU and 2 USD per H100-hour" in out.splitlines()[0]
+    assert "FLOPs               3.79e25" in out
+    assert "GPU-hours           26,607,035" in out  # 3.7908e25 / (989.4e12 x 0.4 x 3600)
+    basis = [line.split() for line in out.splitlines() if line.startswith("  given")]
+    assert basis == [["given", "-", "2", "53,214,069", "3.41", "price", "per", "GPU-hour",
+                      "given", "by", "the", "caller"]]
+    assert "on_demand_min" not in out  # priced at its own price only, as its label says
+
+
+@pytest.mark.parametrize(("argv", "conflict"), [
+    (["--params", "7e9", "--tokens", "2e12", "--flops", "1e22"],
+     "give 8.4e22 FLOPs, but --flops says 1e22"),
+    (["--params", "7e9", "--tokens", "2e12", "--days", "3", "--gpus", "1024", "-a", "H100 SXM"],
+     "but --days says 3: give --days or --tokens, not both"),
+    (["--params", "7e9", "--params-total", "5e9"], "--params-total 5e+09 is below --params"),
+    (["--params", "7e9", "--gpus", "2.5"], "--gpus 2.5 is not a whole number of GPUs"),
+    (["--params", "7e9", "--pue", "0.9"], "--pue 0.9 is below 1"),
+    (["--params", "1e300", "--tokens", "1e300"], "flops overflows (inf)"),
+    (["--params", "7e9", "--batch", "4"], "--batch apply only to --inference"),
+    (["--inference", "--params", "7e9", "--tokens", "1e12"],
+     "--tokens apply only to a training estimate"),
+    (["--params", "7e9", "--utilisation", "0.5"], "--utilisation apply only to --rent-vs-buy"),
+    (["--rent-vs-buy", "-a", "H100 SXM", "--params", "7e9"],
+     "--params do not apply to --rent-vs-buy"),
+    (["--flops", "1e22", "--days", "3", "--gpus", "8"], "--flops and --days"),
+    (["--scenario", "405b-dense", "--params", "7e9"], "--params would contradict it"),
+])
+def test_contradictions_are_refused_naming_the_conflict(warehouse, capsys, argv, conflict):
+    code, out, err = run(capsys, *argv)
+    assert code == EXIT_USAGE and out == ""
+    assert conflict in err
+
+
+def test_agreeing_figures_are_accepted(warehouse, capsys):
+    code, out, err = run(capsys, "--params", "7e9", "--tokens", "2e12", "--flops", "8.4e22",
+                         "-a", "H100 SXM")
+    assert code == EXIT_OK, err
+
+
+def test_rent_vs_buy_h100_at_60pct(warehouse, capsys):
+    from gpucost.warehouse.publish import connect_readonly
+
+    code, out, err = run(capsys, "--rent-vs-buy", "-a", "H100 SXM", "--utilisation", "0.6",
+                         "--years", "4", "--format", "json")
+    assert code == EXIT_OK, err
+    data = json.loads(out)
+    ro = connect_readonly(warehouse)
+    try:
+        price, = ro.execute(f"select purchase_price_usd from accelerators "
+                            f"where accelerator_id = '{H100}'").fetchall()[0]
+        own = ro.execute(f"select * from ownership_estimate({price}, 700, "
+                         "server_to_chip_power := 1.82, avg_power_fraction := 0.75, "
+                         "useful_life_years := 4)").fetchall()
+        cols = [d[0] for d in ro.description]
+        own = dict(zip(cols, own[0], strict=True))
+    finally:
+        ro.close()
+    # by hand: capex per GPU = price x 1.64 / (1 - 0.19); CRF(10%, 4 y) = 0.1 x 1.1^4 /
+    # (1.1^4 - 1); IT power 0.7 kW x 1.82; hosting 150 USD/kW-month; energy x 0.75 x 1.25 x 0.08
+    crf = 0.1 * 1.1 ** 4 / (1.1 ** 4 - 1)
+    capital = price * 1.64 / 0.81 * crf / 8760
+    hosting = 0.7 * 1.82 * 150 * 12 / 8760
+    energy = 0.7 * 1.82 * 0.75 * 1.25 * 0.08
+    assert own["tco_usd_per_gpu_hour"] == pytest.approx(capital + hosting + energy)
+    first = data["rows"][0]
+    assert first["tco_capital_usd_per_gpu_hour"] == pytest.approx(capital)
+    assert first["hosting_usd_per_gpu_hour"] == pytest.approx(hosting)
+    assert first["energy_usd_per_gpu_hour"] == pytest.approx(energy)
+    assert first["owned_usd_per_used_gpu_hour"] == pytest.approx(
+        (capital + hosting) / 0.6 + energy)
+    rentals = [r for r in data["rows"] if r["rental_price_basis"]]
+    assert rentals and rentals == sorted(rentals, key=lambda r: r["rental_price_per_gpu_hour"])
+    for r in rentals:
+        assert r["breakeven_utilisation"] == pytest.approx(
+            (capital + hosting) / (r["rental_price_per_gpu_hour"] - energy))
+    code, out, _ = run(capsys, "--rent-vs-buy", "-a", "H100 SXM", "--utilisation", "0.6",
+                       "--years", "4")
+    assert code == EXIT_OK
+    assert "busy 60% of the time, 4 years of useful life" in out
+    assert "cheapest observed rental:" in out and "break-even utilisation" in out
+    assert "colo_usd_per_kw_month = 150" in out and "wacc = 0.1" in out  # inputs, sourced
+    assert "[https://" in out.split("purchase price")[1].splitlines()[0]

@@ -233,3 +233,23 @@ def test_report_leads_with_prices_and_draws_a_line_per_provider(service_warehous
     titles = re.findall(r'<path class="series"[^>]*><title>([^<]+)</title>', history)
     assert titles and "lambda" in titles and "(crosscheck)" not in history
     assert "carried forward" in history
+
+
+def test_training_panel_ranks_feasible_platforms_at_a_scenarios_own_price():
+    """Issue 11: a platform that cannot train the model is not ranked, and a scenario priced
+    at its own price (basis 'given') is drawn at it, not dropped for lacking a market basis."""
+    from gpucost.flows.report import _training_panel
+
+    con = duckdb.connect()
+    con.execute("""
+        create table training_cost as select * replace (cast(cost_usd as double) as cost_usd)
+        from (values
+            ('405b', 'rtx-4090', 'on_demand_min', 'lium', 1.0, false),
+            ('405b', 'h100', 'on_demand_min', 'lambda', 2.0, true),
+            ('405b', 'h100', 'spot_min', 'vast', 0.5, true),
+            ('seed-2usd', 'h100', 'given', null, 53.2, true)
+        ) as t(scenario_id, accelerator_id, price_basis, provider, cost_usd, feasible)
+    """)
+    panel = _training_panel(con, {"training_cost"})
+    assert panel.rows == [("405b", "h100 @ lambda", 2.0), ("seed-2usd", "h100", 53.2)]
+    assert "that can train the model" in panel.note

@@ -321,11 +321,158 @@ def test_20k_h100s_for_4_months(con):
     assert r["cost_usd"] == pytest.approx(116.88e6, rel=1e-4)  # the seed's "120M"
 
 
+def mfu_model(con) -> dict:
+    return rows(con, "select * from mfu_model")[0]
+
+
 def test_llama2_7b_validation(con):
     r = rows(con, "select * from validation where run_id = 'llama2-7b'")[0]
-    assert r["accelerator_id"] == A100_80 and r["default_mfu"] == 0.45
+    m = mfu_model(con)
+    # Ampere, dense, BF16: only the intercept; in-run MFU = effective utilisation / goodput 0.9
+    assert r["accelerator_id"] == A100_80 and r["default_mfu_source"] == "mfu_model"
+    assert r["default_mfu"] == pytest.approx(math.exp(m["intercept"]) / 0.9)
     assert abs(r["predicted_gpu_hours_default"] / 184_320 - 1) < 0.15
     assert r["implied_mfu"] == pytest.approx(0.41, abs=0.005)
+    # plain 6ND at 0.40 and goodput 0.9: 8.4e22 / (312e12 x 0.4 x 3600) / 0.9 = 207,740 h
+    assert r["predicted_gpu_hours_plain"] == pytest.approx(207_740, rel=1e-4)
+    assert r["confidence"] == "high"
+
+
+def test_calibrated_mfu_by_hand(con):
+    m = mfu_model(con)
+    call = ("select calibrated_training_mfu(?, ?, ?, ?, peak_bf16_dense_tflops, ?, 0.9) "
+            "from accelerator_cost_inputs where accelerator_id = ?")
+    # Hopper 405B dense BF16: exp(b0 + hopper + size x log10(40.5)) / 0.9
+    hand = math.exp(m["intercept"] + m["hopper"]
+                    + m["hopper_log10_params"] * math.log10(40.5)) / 0.9
+    assert one(con, call, ["hopper", 405e9, False, "bf16", 989.4, H100])[0] == \
+        pytest.approx(hand)
+    # the size term is clamped to the fitted Hopper sizes: 1B predicts as the smallest run
+    smallest = one(con, call, ["hopper", m["hopper_params_min"], False, "bf16", 989.4, H100])
+    assert one(con, call, ["hopper", 1e9, False, "bf16", 989.4, H100]) == smallest
+    # an FP8 MoE: + moe + fp8, rescaled from the BF16 to the FP8 peak
+    hand = math.exp(m["intercept"] + m["hopper"] + m["moe"] + m["fp8"]
+                    + m["hopper_log10_params"] * math.log10(3.7)) / 0.9 * 989.4 / 1978.9
+    assert one(con, call, ["hopper", 37e9, True, "fp8", 1978.9, H100])[0] == \
+        pytest.approx(hand)
+    # no group (a family no high-confidence run covers): null, the caller keeps the constant
+    assert one(con, call, [None, 7e9, False, "bf16", 1307.4, "amd-mi300x-192gb"])[0] is None
+    r = rows(con, "select mfu, mfu_source from training_cost_estimate(params := 7e9, "
+                  "tokens := 1e12, accelerator := 'MI300X') limit 1")[0]
+    assert (r["mfu"], r["mfu_source"]) == (pytest.approx(0.30), "mfu_cdna")
+
+
+def test_mfu_model_is_the_fit_of_the_validation_mart(con):
+    """catalog/mfu_model.csv is what flows/mfu_fit.py fits from the runs: refit and compare."""
+    from gpucost.flows import mfu_fit
+
+    runs = mfu_fit.high_confidence(mfu_fit.validation_rows(con))
+    assert len(runs) >= 15 and all(r["confidence"] == "high" for r in runs)
+    refit = {r["term"]: float(r["coefficient"]) for r in mfu_fit.catalog_rows(
+        mfu_fit.fit(runs), runs)}
+    committed = mfu_model(con)
+    for term, value in refit.items():
+        assert committed[term] == pytest.approx(value, abs=1e-6), \
+            f"catalog/mfu_model.csv is stale ({term}): run `python -m gpucost.flows.mfu_fit`"
+    # the ridge fit, checked on a case solvable by hand: two Ampere runs at u and 4u, lambda 0
+    # -> intercept = mean of the logs; every other coefficient 0
+    two = [{"mfu_group": "ampere", "params_active": 1e10, "params_total": None,
+            "precision": "bf16", "implied_mfu_bf16": u} for u in (0.1, 0.4)]
+    coef = mfu_fit.fit(two, lam=1e-9)
+    assert coef[0] == pytest.approx(math.log(0.2)) and max(map(abs, coef[1:])) < 1e-6
+
+
+def test_leave_one_out_by_hand(con):
+    """The leave-one-out figures of docs/validation.md: each run against the model fitted
+    without it, checked for one run by hand; the summary's arithmetic on three ratios."""
+    from gpucost.flows import mfu_fit
+
+    all_rows = mfu_fit.validation_rows(con)
+    loo = {r["run_id"]: r for r in mfu_fit.leave_one_out(all_rows)}
+    runs = mfu_fit.high_confidence(all_rows)
+    held = next(r for r in runs if r["run_id"] == "llama2-7b")
+    rest = [r for r in runs if r is not held]
+    coef = mfu_fit.fit(rest)
+    assert loo["llama2-7b"]["loo_ratio"] == pytest.approx(
+        held["implied_mfu_bf16"] / math.exp(coef[0]))  # Ampere dense: intercept only
+    assert set(loo) == {r["run_id"] for r in runs}
+    s = mfu_fit.summary([0.8, 1.0, 1.3])
+    assert s["within"] == pytest.approx(2 / 3) and s["median"] == 1.0
+    assert s["spread"] == pytest.approx(math.exp(
+        (sum((math.log(x) - sum(map(math.log, [0.8, 1, 1.3])) / 3) ** 2
+             for x in [0.8, 1.0, 1.3]) / 3) ** 0.5))
+
+
+def test_feasibility_by_hand(con):
+    def est(params, accelerator, gpus, **kw):
+        extra = "".join(f", {k} := {v!r}" for k, v in kw.items())
+        return rows(con, f"select * from training_cost_estimate(params := {params}, tokens := "
+                         f"1e12, accelerator := '{accelerator}', n_gpus := {gpus}{extra}) "
+                         "limit 1")[0]
+    # 405B on H100 SXM: layers = round((405e9 / (12 x 128^2))^(1/3)) = 127, d = 16,256;
+    # state 16 x 405e9 = 6.48 TB; usable 0.9 x 80 GB = 72 GB; TP 8 (the HGX domain)
+    layers, d = 127, 127 * 128
+    full = layers * 4096 * d * 2
+    selective = layers * 4096 * d * 34
+    min_full = 8 * math.ceil(6.48e12 / (8 * (72e9 - full / 8)))
+    min_selective = 8 * math.ceil(6.48e12 / (8 * (72e9 - selective / 8)))
+    r = est(405e9, "H100 SXM", 16384)
+    assert (min_full, min_selective) == (96, 184)
+    assert r["feasible"] is True and r["min_gpus"] == 96
+    assert (r["tensor_parallel"], r["pipeline_parallel"], r["data_parallel"]) == (8, 23, 89)
+    assert r["activation_recompute"] == "selective"
+    assert r["activation_gb"] == pytest.approx(selective / 1e9)
+    assert r["training_state_gb"] == pytest.approx(6480)
+    # 128 GPUs hold it only with full recompute; 64 do not hold it at all
+    r = est(405e9, "H100 SXM", 128)
+    assert r["feasible"] and r["activation_recompute"] == "full" and r["pipeline_parallel"] == 12
+    r = est(405e9, "H100 SXM", 64)
+    assert r["feasible"] is False and r["min_gpus"] == 96
+    assert r["infeasible_reason"].startswith("64 GPUs are fewer than the 96 needed")
+    # RTX 4090 (no scale-up fabric: TP 1): 405B needs 1,383 cards in one model-parallel group
+    r = est(405e9, "RTX 4090", 8)
+    assert r["min_gpus"] == math.ceil(6.48e12 / (21.6e9 - full)) == 1383
+    assert r["feasible"] is False and r["scale_up_domain_size"] == 1
+    assert "no scale-up fabric (PCIe (consumer))" in r["infeasible_reason"]
+    # 7B on 8 x 4090: layers 33, d 4,224; 112 GB of state over 6 cards with full recompute
+    full7 = 33 * 4096 * 4224 * 2
+    r = est(7e9, "RTX 4090", 8)
+    assert r["min_gpus"] == math.ceil(112e9 / (21.6e9 - full7)) == 6
+    assert r["feasible"] is True and r["tensor_parallel"] == 1
+    # 13B needs more than one 8-GPU PCIe server: refused, as published practice keeps model
+    # parallelism inside the scale-up domain (assumption pcie_max_model_parallel_gpus)
+    r = est(13e9, "RTX 4090", 64)
+    assert r["feasible"] is False and r["min_gpus"] > 8
+    # a MoE's memory is its total parameters; a model without params is not assessed
+    moe = est(37e9, "H800", 2048, params_total=671e9)
+    assert moe["training_state_gb"] == pytest.approx(16 * 671)
+    r = rows(con, "select feasible, min_gpus from training_cost_estimate(flops := 1e24, "
+                  "accelerator := 'H100 SXM', n_gpus := 8) limit 1")[0]
+    assert r == {"feasible": None, "min_gpus": None}
+
+
+def test_scale_up_domains_are_sourced(con):
+    domains = rows(con, "select * from scale_up_domains")
+    with_fabric = [d for d in domains if d["has_scale_up_fabric"]]
+    assert len(with_fabric) >= 20
+    assert all(d["scale_up_source_url"].startswith("https://") for d in with_fabric)
+    by_id = {d["accelerator_id"]: d for d in domains}
+    assert by_id[H100]["domain_size"] == 8 and by_id[H100]["scale_up_bw_gbps"] == 900
+    assert by_id["nvidia-gb200-186gb"]["domain_size"] == 72
+    assert not by_id["nvidia-rtx-4090-24gb"]["has_scale_up_fabric"]
+
+
+def test_scenario_with_its_own_price_is_priced_at_it_only(con):
+    bases = {b for (b,) in con.execute(
+        "select distinct price_basis from training_cost "
+        "where scenario_id = 'llama3-405b-h100-40pct-2usd'").fetchall()}
+    assert bases == {"given"}
+    # the 405B dense ranking holds only platforms that can train it
+    ranked = rows(con, "select accelerator_id, feasible from training_cost "
+                       "where scenario_id = '405b-dense' and price_basis = 'on_demand_min'")
+    assert any(r["feasible"] for r in ranked)
+    assert {r["accelerator_id"] for r in ranked if r["feasible"] is False} >= {
+        "nvidia-rtx-4090-24gb"}
 
 
 def test_every_run_with_reported_mfu_is_within_25pct_or_explained(con):
@@ -360,8 +507,11 @@ def test_scenarios_cover_the_seed_questions(con):
     assert by_id["7b-2t"]["n_accelerators"] >= priced
     moe = rows(con, "select mfu, mfu_source from training_cost where scenario_id = "
                     "'deepseek-v3-like-moe-fp8-h800' limit 1")[0]
-    assert moe["mfu"] == pytest.approx(0.25 * 0.775)
-    assert moe["mfu_source"] == "mfu_fp8 x moe_mfu_multiplier"
+    m = mfu_model(con)
+    assert moe["mfu"] == pytest.approx(math.exp(
+        m["intercept"] + m["hopper"] + m["moe"] + m["fp8"]
+        + m["hopper_log10_params"] * math.log10(3.7)) / 0.9 * 989.4 / 1978.9)
+    assert moe["mfu_source"] == "mfu_model"
 
 
 def test_validation_page_matches_the_mart(con):
@@ -467,7 +617,9 @@ def test_cost_checks_catch_unsourced_unresolved_and_unexplained_rows(tmp_path):
     with (catalog / "training_runs.csv").open("a", encoding="utf-8") as fh:
         # 8.4e22 FLOPs at 45% of 312 TFLOP/s = 166,200 h, reported 100,000: 66% off, no note
         fh.write("off-run,Off,a2-ultragpu-1g,7e9,,2e12,100000,basis,,bf16,0.45,mfu basis,none,"
-                 ",,\n")
+                 "low,t,,,\n")
+    with (catalog / "scale_up_domains.csv").open("a", encoding="utf-8") as fh:
+        fh.write("nvidia-l4-24gb,2,a bridge nobody sourced,,,\n")
     con, _ = build(tmp_path, catalog, with_rows=False)
     try:
         failures = runner.run_checks(con)
@@ -478,7 +630,9 @@ def test_cost_checks_catch_unsourced_unresolved_and_unexplained_rows(tmp_path):
     assert failures["cost_inputs_resolve"][0][:3] == ("training_scenarios", "ghost",
                                                       "Nonexistent GPU 9000")
     assert failures["validation_explained"][0][0] == "off-run"
-    assert {r[2] for r in failures["cost_catalog_sourced"]} == {"source_url", "mfu_source_url"}
+    assert {r[:3] for r in failures["cost_catalog_sourced"]} == {
+        ("training_runs", "off-run", "source_url"), ("training_runs", "off-run", "mfu_source_url"),
+        ("scale_up_domains", "nvidia-l4-24gb", "source_url")}
 
 
 def test_cost_catalog_rows_cite_sources():
