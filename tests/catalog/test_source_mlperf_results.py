@@ -199,3 +199,43 @@ def test_fixture_walk_parses_to_rows() -> None:
                               "run_1/mlperf_log_summary.txt")
     assert _tokens(offline) == 24000.0 and offline.stream == \
         "v5.1/closed/Fixture/TestBox-H100x8_TRT/llama2-70b-99/Offline"
+
+
+class _Ctx:
+    """The part of FetchContext the live walk uses, serving one recorded results table."""
+
+    def __init__(self, table: Path) -> None:
+        self.table = table
+
+    def url(self) -> str:
+        return "https://example.test/inference_results_v5.1/main"
+
+    def get(self, url: str, name: str, ext: str) -> Payload:
+        assert url == f"{self.url()}/summary_results.json"
+        return Payload(name=name, content=self.table.read_bytes(), url=url, ext=ext)
+
+    def is_unreachable(self, url: str) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("round_", ["5.1", "6.0"])
+def test_live_walk_lists_the_llm_results_of_a_round(round_: str, throughput_dir: Path) -> None:
+    """The live walk reads the round's own table: every closed LLM result (Tokens/s) gives
+    its summary's path (v5.1 locations stop at the scenario, v6.0's start with './' and end
+    in performance/run_1), each system's description once, at most MAX_FILES files."""
+    table = throughput_dir / f"mlperf_inference_v{round_}" / "summary_results.json"
+    parts = list(m._parts(_Ctx(table)))  # type: ignore[arg-type]
+    rows = [r for r in json.loads(table.read_text(encoding="utf-8"))
+            if r.get("Performance_Units") == "Tokens/s" and r.get("Category") == "closed"]
+    assert 0 < len(parts) <= m.MAX_FILES
+    summaries = [p for p in parts if p.name.endswith("mlperf_log_summary.txt")]
+    systems = [p for p in parts if p.name.endswith(".json")]
+    assert len({p.url for p in parts}) == len(parts)  # nothing fetched twice
+    if len(parts) < m.MAX_FILES:
+        assert len(summaries) == len(rows)
+    assert all(p.name.startswith(f"inference_results_v{round_}/closed/")
+               and "/performance/run_1/" in p.name and "./" not in p.name for p in summaries)
+    assert all("/systems/" in p.name for p in systems)
+    first = summaries[0]
+    parsed_path = m._SUMMARY_PATH.search(first.name)
+    assert parsed_path and parsed_path.group("round") == round_
