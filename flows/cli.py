@@ -161,6 +161,9 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+INGEST_LINES_MAX = 20  # more files than this: one summary line (and the refused ones)
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from gpucost.catalog import sources
     from gpucost.flows.pipeline import ingest_files
@@ -189,16 +192,27 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     setup_console(verbose=args.verbose)
     outcomes, published = ingest_files(args.source, files, observed_at=args.observed_at,
                                        force=args.force, allow_shrink=args.allow_shrink)
-    failed = 0
+    failed = sum(o.status == "failed" for o in outcomes)
+    brief = len(outcomes) > INGEST_LINES_MAX and not args.verbose
     for path, o in zip(files, outcomes, strict=False):
         if o.status == "failed":
-            failed += 1
-            print(f"{path.name}: REFUSED {o.error_type}: {' '.join(str(o.error).split())}")
+            print(f"{path}: REFUSED {o.error_type}: {' '.join(str(o.error).split())}"
+                  if brief else
+                  f"{path.name}: REFUSED {o.error_type}: {' '.join(str(o.error).split())}")
+        elif brief:
+            continue
         elif o.status == "unchanged":
             print(f"{path.name}: unchanged (already loaded; nothing added)")
         else:
             print(f"{path.name}: {o.rows_loaded} rows loaded, {o.rows_rejected} rejected"
                   f" (stream {o.stream})")
+    if brief:  # a results tree: one line for the lot (--verbose lists every file)
+        loaded = [o for o in outcomes if o.status not in ("failed", "unchanged")]
+        print(f"{len(outcomes)} files: {len(loaded)} loaded "
+              f"({sum(o.rows_loaded for o in loaded)} rows, "
+              f"{sum(o.rows_rejected for o in loaded)} rejected), "
+              f"{sum(o.status == 'unchanged' for o in outcomes)} unchanged, {failed} refused"
+              " (--verbose lists every file)")
     if published:
         print(_published_line(len(published.mart_rows), published.seconds))
         if args.verbose:

@@ -227,3 +227,18 @@ def test_a_republished_result_replaces_its_predecessor(tmp_path: Path) -> None:
     finally:
         con.close()
     assert rows == [(25000.0, 3125.0, "TensorRT-LLM")]  # 25,000 / 8 GPUs
+
+
+def test_reingesting_the_tree_adds_nothing(warehouse: Path, shared_data: Path,
+                                           monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Idempotent by content and path: the same tree again is 142 unchanged files, one line."""
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(warehouse))
+    assert cli.main(["ingest", "mlperf_results", str(shared_data / "throughput")]) == 0
+    out = capsys.readouterr().out
+    assert "142 files: 0 loaded (0 rows, 0 rejected), 142 unchanged, 0 refused" in out
+    con = duckdb.connect(str(warehouse / "gpucost.duckdb"), read_only=True)
+    try:
+        assert con.execute("select count(*) from inference_throughput").fetchall() == [(104,)]
+    finally:
+        con.close()
