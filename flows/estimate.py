@@ -726,7 +726,9 @@ def _cheapest(rows: list[dict[str, Any]], column: str,
         if not keep(r) or r[column] is None:
             continue
         cur = best.get(r["accelerator_id"])
-        if cur is None or r[column] < cur[column]:
+        # on a tie, the row that names its provider (on_demand_min over the median of one)
+        if cur is None or (r[column], r.get("provider") is None) < (
+                cur[column], cur.get("provider") is None):
             best[r["accelerator_id"]] = r
     return best
 
