@@ -60,8 +60,8 @@ from gpucost.catalog.sources.base import FetchContext, FetchPolicy, Part, Source
 from gpucost.catalog.specs import number
 
 NAME = "mlperf_results"
-DEFAULT_URL = "https://raw.githubusercontent.com/mlcommons/inference_results_v5.1/main"
-MAX_FILES = 400
+DEFAULT_URL = "https://raw.githubusercontent.com/mlcommons/inference_results_v6.0/main"
+MAX_FILES = 600  # a round lists about 450 LLM files (v6.0: 372 results, 74 systems)
 
 _ROUND = r"(?:mlperf_inference|inference_results)_v(?P<round>\d+\.\d+)/(?:[^/\s]+/)?"
 _WHO = r"(?P<division>closed|open|network)/(?P<submitter>[^/\s]+)/"
