@@ -56,11 +56,15 @@ QUERIES = {
         "select * from source_health",
 }
 OPTIONAL_QUERIES = {  # marts other capabilities add; measured when present
-    "price_history for H100 SXM (daily)":
-        "select * from price_history where accelerator_id = 'nvidia-h100-sxm5-80gb' "
-        "order by 1",
-    "price_changes (latest 50)":
-        "select * from price_changes order by 1 desc limit 50",
+    # the history queries as the report and a dashboard make them: over a date window ({start}:
+    # the last 180 days of the table, {recent}: its last 30), on price_history's day order
+    "price_history for H100 SXM (last 180 days)":
+        "select * from price_history where day > {start} "
+        "and accelerator_id = 'nvidia-h100-sxm5-80gb' order by day, provider",
+    "price_history: the report's chart (cheapest providers, last 180 days)": "report_history",
+    "price_changes (latest 50, last 30 days)":
+        "select * from price_changes where changed_on > {recent} "
+        "order by changed_on desc, source, provider, sku, region limit 50",
     "training_cost of the seed scenarios":
         "select * from training_cost limit 200",
 }
@@ -85,34 +89,51 @@ def step_incremental(data: Path) -> dict:
         loaded += sum(o.rows_loaded for o in outcomes)
     t_load = time.perf_counter() - t
     result = publish(data)
+    slowest = sorted(result.timings_s.items(), key=lambda kv: -kv[1])[:5]
     return {"seconds": time.perf_counter() - t, "load_seconds": t_load,
-            "publish_seconds": result.seconds, "rows_loaded": loaded}
+            "publish_seconds": result.seconds, "rows_loaded": loaded,
+            "history_mode": result.history_mode, "slowest_models": slowest}
 
 
 def step_rebuild(data: Path) -> dict:
     from gpucost.flows.pipeline import publish
 
-    result = publish(data)
+    result = publish(data, full=True)
     slowest = sorted(result.timings_s.items(), key=lambda kv: -kv[1])[:5]
-    return {"seconds": result.seconds, "slowest_models": slowest}
+    return {"seconds": result.seconds, "slowest_models": slowest,
+            "history_mode": result.history_mode}
 
 
 def step_queries(data: Path, repeat: int) -> dict:
     import duckdb
+    from gpucost.flows import report
 
     con = duckdb.connect(str(data / "gpucost.duckdb"), read_only=True)
     tables = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
+    window = {"start": "date '1970-01-01'", "recent": "date '1970-01-01'"}
+    if "price_history" in tables:
+        [(last,)] = con.execute("select max(day) from price_history").fetchall()
+        if last is not None:
+            window = {"start": f"date '{last}' - interval 180 day",
+                      "recent": f"date '{last}' - interval 30 day"}
     out = {}
     queries = dict(QUERIES)
     for name, sql in OPTIONAL_QUERIES.items():
-        if sql.split(" from ")[1].split()[0] in tables:
-            queries[name] = sql
+        table = "price_history" if sql == "report_history" else sql.split(" from ")[1].split()[0]
+        if table in tables:
+            queries[name] = sql.format(**window)
+
+    def run(sql: str) -> object:
+        if sql == "report_history":  # the report's own query code (flows/report.py)
+            return report._provider_history(con).rows
+        return con.execute(sql).fetchall()
+
     for name, sql in queries.items():
-        con.execute(sql).fetchall()  # warm
+        run(sql)  # warm
         times = []
         for _ in range(repeat):
             t = time.perf_counter()
-            con.execute(sql).fetchall()
+            run(sql)
             times.append((time.perf_counter() - t) * 1000)
         times.sort()
         out[name] = {"p50_ms": statistics.median(times),

@@ -11,7 +11,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import duckdb
@@ -27,11 +27,12 @@ from gpucost.catalog.records import (
 )
 from gpucost.catalog.sources.base import Fetched
 from gpucost.models import runner
+from gpucost.models.incremental import Incremental
 from gpucost.warehouse import data_dir as default_data_dir
 from gpucost.warehouse import exports
 from gpucost.warehouse.curated import load_curated
 from gpucost.warehouse.exports import StagedExports
-from gpucost.warehouse.publish import build
+from gpucost.warehouse.publish import build, serving_path
 from gpucost.warehouse.store import LoadOutcome, RawStore, SavedPayload
 
 _DATE_IN_NAME = re.compile(
@@ -257,9 +258,12 @@ class PublishResult:
     seconds: float = 0.0
     exports: list[str] = field(default_factory=list)  # files written under <data dir>/exports
     export_error: str | None = None  # the publish stands; the exports stay at the previous one
+    # how the history models were built: "incremental", or "full: <why>" (models/incremental.py)
+    history_mode: str = ""
 
 
-def stage_exports(con: duckdb.DuckDBPyConnection, data_dir: Path) -> StagedExports:
+def stage_exports(con: duckdb.DuckDBPyConnection, data_dir: Path,
+                  changed_since: dict[str, date | None] | None = None) -> StagedExports:
     """Every mart of the build as zstd Parquet and CSV plus schema.json, under temporary names
     (StagedExports.commit() publishes them once the warehouse is swapped in)."""
     from gpucost.flows.dictionary import mart_names, schema_document
@@ -272,12 +276,16 @@ def stage_exports(con: duckdb.DuckDBPyConnection, data_dir: Path) -> StagedExpor
     return exports.stage_exports(
         con, exports.export_dir(data_dir), tables,
         lambda files: schema_document(con, published_at=published_at, files=files),
+        changed_since,
     )
 
 
-def publish(data_dir: Path, allow_shrink: bool = False) -> PublishResult:
+def publish(data_dir: Path, allow_shrink: bool = False, full: bool = False) -> PublishResult:
     """Build every model into a new file, run the checks, swap it in (or raise, unchanged),
     then write the exports (a failed export is reported, the publish stands).
+
+    The history models are built incrementally from the published build when they can be
+    (models/incremental.py); `full` rebuilds them from the whole raw layer.
 
     Nothing is published that has far fewer rows in force than the published warehouse
     (ShrinkRefusedError: a lost raw.duckdb would otherwise replace every table with an almost
@@ -290,9 +298,17 @@ def publish(data_dir: Path, allow_shrink: bool = False) -> PublishResult:
     try:
         with build(data_dir) as con:
             result.curated_rows = load_curated(con)
-            result.timings_s = runner.build(con)
+            history = Incremental(None if full else serving_path(data_dir),
+                                  full_reason="full: requested" if full else "")
+            history.attach(con)
+            try:
+                result.timings_s = runner.build(con, incremental=history)
+            finally:
+                history.detach(con)
+            result.history_mode = history.summary
             runner.check_or_raise(con)
             runner.publish_intermediate(con)
+            history.write_state(con)
             lost = [] if allow_shrink else shrink_of(con, data_dir)
             if lost:
                 raise ShrinkRefusedError(
@@ -308,7 +324,7 @@ def publish(data_dir: Path, allow_shrink: bool = False) -> PublishResult:
                 result.mart_rows[name] = con.execute(
                     f'select count(*) from "{name}"').fetchone()[0]
             try:
-                staged = stage_exports(con, data_dir)
+                staged = stage_exports(con, data_dir, history.changed_since())
             except Exception as exc:  # the warehouse is still published; exports stay as they were
                 result.export_error = f"{type(exc).__name__}: {exc}"
     except BaseException:

@@ -32,7 +32,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,9 @@ TRAINING_COST = ("cost_usd", "total_cost_usd", "training_cost_usd", "usd", "cost
 TRAINING_PLATFORM = ("provider", "price_basis")
 MAX_ROWS = 30
 HISTORY_SERIES = 8
+# the history chart's window: the last HISTORY_DAYS days of price_history (a date filter the
+# storage can use: price_history is stored in day order, so older row groups are skipped)
+HISTORY_DAYS = 180
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
            "#ff9da7", "#9c755f", "#bab0ac")
 HEALTH_COLOURS = {"ok": "#59a14f", "curated": "#9c9c9c", "stale": "#edc948",
@@ -263,12 +266,17 @@ def _provider_history(con: duckdb.DuckDBPyConnection) -> Panel:
     """One line per provider for the accelerator with the most first-hand on-demand history
     (no crosscheck): each provider's cheapest per-GPU price per day, the last one carried
     forward to the newest day of the chart."""
-    where = ("pricing_model = 'on_demand' and currency = 'USD' and price_per_gpu_hour > 0 "
-             "and accelerator_id is not null and source_kind = 'first_hand'")
+    [(last,)] = con.execute("select max(day) from price_history").fetchall()
+    if last is None:
+        return Panel(missing="no first-hand on-demand USD price observed yet")
+    start = last - timedelta(days=HISTORY_DAYS)
+    where = ("day > ? and pricing_model = 'on_demand' and currency = 'USD' "
+             "and price_per_gpu_hour > 0 and accelerator_id is not null "
+             "and source_kind = 'first_hand'")
     top = con.execute(
         f"select accelerator_id from price_history where {where} group by 1 "
         "order by count(distinct day) > 1 desc, count(distinct provider) desc, count(*) desc, "
-        "1 limit 1").fetchall()
+        "1 limit 1", [start]).fetchall()
     if not top:
         return Panel(missing="no first-hand on-demand USD price observed yet")
     acc = top[0][0]
@@ -279,9 +287,11 @@ def _provider_history(con: duckdb.DuckDBPyConnection) -> Panel:
         f"as price from price_history where {where} and accelerator_id = ? group by all), "
         "ranked as (select provider from h group by provider "
         f"order by min(price), provider limit {HISTORY_SERIES}) "
-        "select h.* from h inner join ranked using (provider) order by 1, 2", [acc]).fetchall()
+        "select h.* from h inner join ranked using (provider) order by 1, 2",
+        [start, acc]).fetchall()
     return Panel(rows=rows, kind="provider_history", note=(
         f"{name}: each provider's cheapest first-hand on-demand USD per GPU-hour per day "
+        f"over the last {HISTORY_DAYS} days to {last} "
         f"(price_history; the {HISTORY_SERIES} cheapest providers; a line is carried forward "
         "from a provider's last observation; crosscheck tables are not drawn)"),
         missing="" if rows else "no history yet")

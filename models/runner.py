@@ -24,6 +24,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -43,6 +44,8 @@ _ALIAS = re.compile(r"\b(?:from|join)\s+[a-z_][a-z0-9_.]*(?:\s*\([^()]*\))?\s+(?
                     r"(?!(?:on|using|where|join|left|right|inner|full|cross|natural|group|order|"
                     r"limit|union|window|qualify|having|lateral|positional|asof|anti|semi)\b)"
                     r"([a-z_][a-z0-9_]*)")
+# an intermediate model whose SQL holds the line `-- materialized: view` is a temp view
+_AS_VIEW = re.compile(r"^--\s*materialized:\s*view\s*$", re.M)
 _MACRO_HEAD = re.compile(r"^\s*create\s+(?:or\s+replace\s+)?macro\s+([a-z_][a-z0-9_]*)\s*\(")
 
 
@@ -78,6 +81,8 @@ class Model:
 
     @property
     def materialized(self) -> str:
+        if self.layer == "intermediate" and _AS_VIEW.search(self.sql):
+            return "temp view"
         return {"staging": "temp view", "intermediate": "temp table", "macros": "macro"}.get(
             self.layer, "table"
         )
@@ -158,18 +163,25 @@ def _body(sql: str) -> str:
 
 def build(
     con: duckdb.DuckDBPyConnection, models_dir: Path = MODELS_DIR,
-    layers: tuple[str, ...] = LAYERS,
+    layers: tuple[str, ...] = LAYERS, incremental: Any = None,
 ) -> dict[str, float]:
-    """Build every model (of `layers`) in dependency order; returns seconds per model."""
+    """Build every model (of `layers`) in dependency order; returns seconds per model.
+
+    `incremental` (models.incremental.Incremental): builds the history-sized models it knows
+    from the previous published build plus what the new loads touched, when it can; every
+    other model (and every model when it is None) is built from its SQL as written."""
     timings: dict[str, float] = {}
     for model in build_order(discover(models_dir)):
         if model.layer not in layers:
             continue
         start = time.perf_counter()
+        body = _body(model.sql)
+        if incremental is not None:
+            body = incremental.select_for(con, model.name, body)
         if model.layer == "macros":
-            stmt = _body(model.sql)
+            stmt = body
         else:
-            stmt = f"create or replace {model.materialized} {model.name} as\n{_body(model.sql)}"
+            stmt = f"create or replace {model.materialized} {model.name} as\n{body}"
         try:
             con.execute(stmt)
         except duckdb.Error as exc:

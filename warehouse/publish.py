@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
+from gpucost.warehouse import memory_limit
 
 SERVING_NAME = "gpucost.duckdb"
 # The published file is written in DuckDB 1.5's storage format, so that the `duckdb` CLI 1.5
@@ -103,7 +104,8 @@ def build(data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     nxt = data_dir / NEXT_NAME
     _remove_db(nxt)  # a build left by a crash is never published
     con = duckdb.connect(str(nxt),
-                         config={"storage_compatibility_version": SERVING_STORAGE_VERSION})
+                         config={"storage_compatibility_version": SERVING_STORAGE_VERSION,
+                                 "memory_limit": memory_limit()})
     con.execute("set enable_progress_bar = false")
     swapped = False
     try:

@@ -37,7 +37,7 @@ from gpucost.catalog.records import (
     SourceError,
 )
 from gpucost.catalog.secrets import redact
-from gpucost.warehouse import WAREHOUSE_DIR
+from gpucost.warehouse import WAREHOUSE_DIR, memory_limit
 from gpucost.warehouse.gates import Gates, jump_rejects
 
 SCHEMA_SQL = (WAREHOUSE_DIR / "schema.sql").read_text(encoding="utf-8")
@@ -217,7 +217,7 @@ class RawStore:
     def _open(self) -> duckdb.DuckDBPyConnection:
         """raw.duckdb read-write, or RawStoreUnreadableError saying how to recover."""
         try:
-            return duckdb.connect(str(self.db_path))
+            return duckdb.connect(str(self.db_path), config={"memory_limit": memory_limit()})
         except duckdb.Error as exc:
             if "lock" in str(exc).lower():
                 raise

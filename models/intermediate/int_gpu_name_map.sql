@@ -15,9 +15,9 @@ snapshots as (
 
 ),
 
-daily as (
+history_names as (
 
-    select * from stg_raw__price_daily
+    select * from int_price_daily_names
 
 ),
 
@@ -49,11 +49,11 @@ names as (
         snapshots.gpu_name_raw
     from snapshots
     union
-    select distinct
-        daily.provider,
-        daily.sku,
-        daily.gpu_name_raw
-    from daily
+    select
+        history_names.provider,
+        history_names.sku,
+        history_names.gpu_name_raw
+    from history_names
 
 ),
 

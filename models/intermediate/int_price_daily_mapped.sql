@@ -1,6 +1,10 @@
 -- one row per UTC day x offer key (source x provider x sku x region x pricing_model) of the
 -- daily rollup, Linux only, with the accelerator resolved (int_gpu_name_map), the source
 -- kind (first_hand | crosscheck) and, for whole GPUs, the per-GPU price of that day.
+--
+-- A view, never materialised: it is as long as the whole history, and the incremental build
+-- (models/incremental.py) reads only the days and offers a load touched.
+-- materialized: view
 
 with
 
@@ -38,6 +42,7 @@ final as (
                 then daily.price_per_hour / round(daily.gpu_count)
         end as price_per_gpu_hour,
         daily.n_observations,
+        daily.last_fetch_id,
         daily.first_observed_at,
         daily.last_observed_at
     from daily

@@ -68,4 +68,4 @@ final as (
 )
 
 select * from final
-order by final.accelerator_id, final.provider, final.pricing_model, final.day
+order by final.day, final.accelerator_id, final.provider, final.pricing_model

@@ -3,7 +3,8 @@
 -- or it maps but the size's GPU count is unknown (reason gpu_count_unknown: the provider does
 -- not document the count of that size, e.g. Azure's NC A10 v4 and NV V710 v5 partitions).
 -- offer_count counts such offers in force now, offer_days the offer-days of the whole price
--- history (daily rollup) carrying the name; a name seen only in older payloads has
+-- history (daily rollup, counted by month in int_price_name_months) carrying the name; a
+-- name seen only in older payloads has
 -- offer_count 0.
 --
 -- columns:
@@ -22,9 +23,15 @@ offers as (
 
 ),
 
-daily as (
+name_months as (
 
-    select * from int_price_daily_mapped
+    select * from int_price_name_months
+
+),
+
+name_map as (
+
+    select * from int_gpu_name_map
 
 ),
 
@@ -50,15 +57,18 @@ unmapped_in_force as (
 unmapped_history as (
 
     select
-        daily.source,
-        daily.provider,
-        daily.gpu_name_raw,
-        min(daily.sku) as sample_sku,
-        count(*) as offer_days
-    from daily
-    where daily.accelerator_id is null
-        and (daily.gpu_name_raw is not null or daily.gpu_count > 0)
-    group by daily.source, daily.provider, daily.gpu_name_raw
+        name_months.source,
+        name_months.provider,
+        name_months.gpu_name_raw,
+        min(name_months.sku) as sample_sku,
+        sum(name_months.offer_days)::bigint as offer_days
+    from name_months
+    left join name_map
+        on name_map.provider = name_months.provider
+        and name_map.sku = name_months.sku
+        and name_map.gpu_name_raw is not distinct from name_months.gpu_name_raw
+    where name_map.accelerator_id is null
+    group by name_months.source, name_months.provider, name_months.gpu_name_raw
 
 ),
 

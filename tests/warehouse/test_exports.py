@@ -39,18 +39,32 @@ def test_every_mart_exported_with_documented_columns(service_warehouse):
         for c in entry["columns"]:
             doc = docs.column(mart, c["name"])
             assert c["description"] == doc.description and c["unit"] == doc.unit
+        # a history mart is exported by month (a glob) with a `latest` file beside it
         parquet, csv = out / entry["files"]["parquet"], out / entry["files"]["csv"]
+        parquet_files = sorted(out.glob(entry["files"]["parquet"]))
+        csv_files = sorted(out.glob(entry["files"]["csv"]))
+        if "latest" in entry["files"]:
+            assert mart in ("price_history", "price_changes")
+            latest = entry["files"]["latest"]
+            parquet_files.append(out / latest["parquet"])
+            csv_files.append(out / latest["csv"])
+            assert (out / latest["parquet"]).is_file() and (out / latest["csv"]).is_file()
+        else:
+            assert parquet_files == [parquet] and csv_files == [csv]
         # DuckDB reads the Parquet file: same columns, same rows, zstd compressed
-        rel = con.execute(f"select * from read_parquet('{parquet}')")
-        assert [d[0] for d in rel.description] == columns
-        assert len(rel.fetchall()) == rows
-        codecs = {r[0] for r in con.execute(
-            f"select distinct compression from parquet_metadata('{parquet}')").fetchall()}
-        assert codecs <= {"ZSTD"} and (codecs or rows == 0), codecs
-        # pandas reads the CSV file with the same columns and rows
-        frame = pd.read_csv(csv)
-        assert list(frame.columns) == columns
-        assert len(frame) == rows
+        if rows or "latest" not in entry["files"]:
+            rel = con.execute(f"select * from read_parquet('{parquet}')")
+            assert [d[0] for d in rel.description] == columns
+            assert len(rel.fetchall()) == rows
+        for path in parquet_files:
+            codecs = {r[0] for r in con.execute(
+                f"select distinct compression from parquet_metadata('{path}')").fetchall()}
+            assert codecs <= {"ZSTD"}, codecs
+        # pandas reads the CSV files with the same columns and rows
+        frames = [pd.read_csv(p) for p in csv_files]
+        assert all(list(f.columns) == columns for f in frames)
+        months = frames[:-1] if "latest" in entry["files"] else frames
+        assert sum(len(f) for f in months) == rows
     con.close()
 
 
@@ -74,7 +88,8 @@ def test_exported_values_match_the_warehouse(service_warehouse):
 
 
 def _snapshot(out):
-    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file()}
 
 
 def test_failed_publish_or_export_leaves_exports_whole(tmp_path, monkeypatch):
@@ -98,7 +113,7 @@ def test_failed_publish_or_export_leaves_exports_whole(tmp_path, monkeypatch):
     monkeypatch.undo()
 
     # an export that fails is reported; the warehouse itself is still published
-    def broken(con, data_dir):
+    def broken(con, data_dir, changed_since=None):
         raise OSError("disk full")
 
     monkeypatch.setattr(pipeline, "stage_exports", broken)

@@ -82,6 +82,12 @@ MOMENTS: list[tuple[str, dict]] = [
     ("build: during the cost_per_flop mart",
      {"sql": r"^create or replace table cost_per_flop ", "n": 1, "when": "during",
       "delay_ms": 1}),
+    ("build: during the incremental price_changes (previous build attached)",
+     {"sql": r"^create or replace table price_changes ", "n": 1, "when": "during",
+      "delay_ms": 1}),
+    ("build: just after the history state is written",
+     {"sql": r"^create or replace table intermediate\.history_state ", "n": 1,
+      "when": "after"}),
     ("build: during the checks",
      {"call": "gpucost.models.runner:run_checks", "n": 1, "when": "during", "delay_ms": 3}),
     ("build: staging the exports", {"sql": r"^copy ", "n": 4, "when": "during"}),
@@ -94,6 +100,8 @@ MOMENTS: list[tuple[str, dict]] = [
      {"replace": "/gpucost.duckdb", "n": 1, "when": "after"}),
     ("exports: half of the export files renamed",
      {"replace": ".parquet", "n": 5, "when": "after"}),
+    ("exports: a history month file renamed, its latest file not yet",
+     {"replace": "/months/2026-03.parquet", "n": 1, "when": "after"}),
 ]
 
 
@@ -123,6 +131,20 @@ def _raw_counts(data: Path) -> tuple[int, int]:
         con.close()
 
 
+def _export_rows(data: Path) -> dict[str, int]:
+    """{export file (relative path): rows} of every Parquet and CSV export of a data dir."""
+    out = export_dir(data)
+    con = duckdb.connect()
+    reader = {".parquet": "read_parquet", ".csv": "read_csv"}
+    try:
+        return {p.relative_to(out).as_posix():
+                con.execute(f"select count(*) from {reader[p.suffix]}('{p}')").fetchone()[0]
+                for p in sorted(out.rglob("*")) if p.suffix in reader
+                and not p.name.startswith(".tmp-")}
+    finally:
+        con.close()
+
+
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -145,8 +167,8 @@ def states(tmp_path_factory):
         "base": base,
         "a": _fingerprint(base), "ab": _fingerprint(ref),
         "a_sha": _sha(serving_path(base)),
-        "a_exports": {m: c for m, (c, _) in _fingerprint(base).items()},
-        "ab_exports": {m: c for m, (c, _) in _fingerprint(ref).items()},
+        "a_exports": _export_rows(base),
+        "ab_exports": _export_rows(ref),
         "ab_raw": _raw_counts(ref),
     }
 
@@ -181,14 +203,13 @@ def test_kill_at(name, moment, states, tmp_path):
         state = "A+B"
     OUTCOMES[name] = state
 
-    # each export file is whole: it holds the rows of state A or of state A+B
-    con = duckdb.connect()
-    for mart in mart_names():
-        for fmt, reader in (("parquet", "read_parquet"), ("csv", "read_csv")):
-            path = export_dir(data) / f"{mart}.{fmt}"
-            rows = con.execute(f"select count(*) from {reader}('{path}')").fetchone()[0]
-            assert rows in (states["a_exports"][mart], states["ab_exports"][mart]), (name, path)
-    con.close()
+    # each export file is whole: it holds the rows of state A or of state A+B (a history
+    # mart's month files and `latest` file each on their own)
+    found = _export_rows(data)
+    for rel, rows in found.items():
+        assert rows in (states["a_exports"].get(rel), states["ab_exports"].get(rel)), (name, rel)
+    assert set(states["a_exports"]) <= set(found) | set(states["ab_exports"]), name
+    assert {m for m in mart_names()} <= {rel.split("/")[0].split(".")[0] for rel in found}
     json.loads((export_dir(data) / "schema.json").read_text())
 
     # the raw layer opens (WAL replay) and the refresh, run again, publishes exactly A+B

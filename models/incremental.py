@@ -1,0 +1,291 @@
+"""Incremental build of the history-sized models: refresh cost proportional to new data.
+
+The models below grow with the whole price history (the daily rollup raw.price_daily). A
+full build reads every daily row; an incremental build starts from the previous published
+build (attached read-only as `prior`) and rebuilds only what the new loads touched:
+
+* a load records, on every rollup row it writes, the fetch that last wrote it
+  (price_daily.last_fetch_id, and every column the history models read moves with it), so
+  the rows a build has not seen are those whose last_fetch_id is a fetch the previous
+  build's fetch log (intermediate.fetches) does not hold;
+* each model declares the relation it reads history from (`input`), which of that
+  relation's rows to rebuild from (`scope`), which of its previous rows stay (`keep`) and
+  which rebuilt rows replace them (`emit`); the model's own SQL runs on the scope, so its
+  formula is written once (models/marts/price_changes.sql is the price change, whichever
+  way it is built).
+
+A model is rebuilt in full, with the reason recorded, when there is no previous build, the
+models' SQL changed since (a fingerprint of models/), the raw layer lost fetches the
+previous build had, or, for the models that carry an accelerator id, a name now maps to
+another accelerator than it did (an alias change moves whole series). tests/models/
+test_incremental.py builds both ways on the same data and asserts equal tables.
+
+This module imports nothing of ours but duckdb.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import duckdb
+
+MODELS_DIR = Path(__file__).resolve().parent
+PRIOR = "prior"  # the previous published build, attached read-only while building
+STATE_TABLE = "intermediate.history_state"
+OFFER_KEY = ("source", "provider", "sku", "region", "pricing_model")
+
+
+@dataclass(frozen=True)
+class Spec:
+    input: str  # the relation the model reads the history from
+    scope: str  # SQL: the rows of `input` the rebuilt part is computed from
+    keep: str  # SQL predicate on the previous build's rows (alias p) that stay
+    emit: str = ""  # SQL predicate on the rebuilt rows (alias r) that are added ('' = all)
+    mapped: bool = True  # carries an accelerator id: a changed name map rebuilds it in full
+    schema: str = "intermediate"  # where the previous build published it
+    distinct: bool = False  # merge as a set (names), else keep + emit
+
+
+def _on(left: str, right: str, cols: tuple[str, ...] = OFFER_KEY) -> str:
+    return " and ".join(f"{left}.{c} is not distinct from {right}.{c}" for c in cols)
+
+
+# the rows of int_price_daily_mapped a changed offer's series is recomputed from: the tail the
+# previous build kept (the last two observed days before the change) and every row from the
+# first touched day on; a key whose first touched day is before its last observed day (an
+# older payload replayed) is recomputed from its whole history ({backfill}).
+_OFFER_WINDOW = f"""
+select t.* from {PRIOR}.intermediate.int_price_offer_tail as t
+join hist_offers as o on {_on('o', 't')}
+where not o.backfill and t.day < o.from_day
+union all by name
+select d.* from int_price_daily_mapped as d
+join hist_offers as o on {_on('o', 'd')}
+where not o.backfill and d.day >= {{min_from_day}} and d.day >= o.from_day
+{{backfill}}
+"""
+_OFFER_BACKFILL = f"""
+union all by name
+select d.* from int_price_daily_mapped as d
+join hist_offers as o on {_on('o', 'd')}
+where o.backfill
+"""
+
+SPECS: dict[str, Spec] = {
+    "int_price_daily_names": Spec(
+        input="stg_raw__price_daily", scope="select * from hist_new_raw", keep="true",
+        mapped=False, distinct=True),
+    "int_price_name_months": Spec(
+        input="int_price_daily_mapped",
+        scope="select * from int_price_daily_mapped where day >= {min_month} "
+              "and date_trunc('month', day)::date in (select month from hist_months)",
+        keep="p.month not in (select month from hist_months)", mapped=False),
+    "int_price_offer_tail": Spec(
+        input="int_price_daily_mapped", scope=_OFFER_WINDOW,
+        keep=f"not exists (select 1 from hist_offers as o where {_on('o', 'p')})"),
+    "price_changes": Spec(
+        input="int_price_daily_mapped", scope=_OFFER_WINDOW, schema="main",
+        keep="p.changed_on < {min_from_day} {and_not_backfill_key} or not exists ("
+             f"select 1 from hist_offers as o where {_on('o', 'p')} "
+             "and (o.backfill or p.changed_on >= o.from_day))",
+        emit=f"exists (select 1 from hist_offers as o where {_on('o', 'r')} "
+             "and (o.backfill or r.changed_on >= o.from_day))"),
+    "price_history": Spec(
+        input="int_price_daily_mapped", schema="main",
+        scope="select d.* from int_price_daily_mapped as d where d.day >= {min_group_day} "
+              "and exists (select 1 from hist_groups as g where g.day = d.day "
+              "and g.provider = d.provider and g.pricing_model = d.pricing_model)",
+        keep="p.day < {min_group_day} or not exists (select 1 from hist_groups as g "
+             "where g.day = p.day and g.provider = p.provider "
+             "and g.pricing_model = p.pricing_model)"),
+}
+
+
+def fingerprint(models_dir: Path = MODELS_DIR) -> str:
+    """A hash of every model's SQL and of this module: a change rebuilds history in full."""
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    for path in sorted(models_dir.glob("*/*.sql")):
+        h.update(path.relative_to(models_dir).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _ident(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![.\w]){re.escape(name)}(?!\w)")
+
+
+def _date(value: object) -> str:
+    return f"date '{value}'" if value is not None else "date '9999-12-31'"
+
+
+@dataclass
+class Incremental:
+    """Decides, model by model, whether to build from the previous published build; see the
+    module docstring. `modes` records what was done ({model: "incremental" | "full: why"})."""
+
+    prior_path: Path | None
+    models_dir: Path = MODELS_DIR
+    full_reason: str = ""  # set: build every history model in full, for this reason
+    modes: dict[str, str] = field(default_factory=dict)
+    attached: bool = False
+    _base: str | None = None  # None = not planned yet; "" = incremental possible; else why not
+    _mapped: str | None = None
+    _params: dict[str, str] = field(default_factory=dict)
+    _since: dict[str, date] = field(default_factory=dict)
+
+    # ---- lifecycle -------------------------------------------------------------------------
+    def attach(self, con: duckdb.DuckDBPyConnection) -> None:
+        if self.prior_path is None or not Path(self.prior_path).exists():
+            return
+        try:
+            con.execute(f"attach ? as {PRIOR} (read_only)", [str(self.prior_path)])
+            self.attached = True
+        except duckdb.Error:  # an unreadable previous file is no baseline: build in full
+            self.attached = False
+
+    def detach(self, con: duckdb.DuckDBPyConnection) -> None:
+        if self.attached:
+            con.execute(f"detach {PRIOR}")
+            self.attached = False
+
+    def write_state(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Record, in the build being published, what the next build compares itself with."""
+        con.execute("create schema if not exists intermediate")
+        con.execute(f"create or replace table {STATE_TABLE} as select ? as fingerprint, "
+                    "? as built_at, ? as modes",
+                    [fingerprint(self.models_dir), datetime.now(UTC).isoformat(),
+                     json.dumps(self.modes, sort_keys=True)])
+
+    def changed_since(self) -> dict[str, date | None]:
+        """{history mart: the earliest date whose rows this build may have changed}, None when
+        it was built in full (exports rewrite the months from there: warehouse/exports.py)."""
+        return {name: (self._since.get(name) if self.modes.get(name) == "incremental" else None)
+                for name in ("price_changes", "price_history")}
+
+    @property
+    def summary(self) -> str:
+        """One line: 'incremental' when every history model was, else the first reason."""
+        full = sorted({m for m in self.modes.values() if m != "incremental"})
+        return "incremental" if self.modes and not full else (full[0] if full else "")
+
+    # ---- the runner's hook -----------------------------------------------------------------
+    def select_for(self, con: duckdb.DuckDBPyConnection, name: str, body: str) -> str:
+        spec = SPECS.get(name)
+        if spec is None:
+            return body
+        why = self._plan_base(con)
+        if not why and spec.mapped:
+            why = self._plan_mapped(con)
+        if not why and not self._has(con, spec.schema, name):
+            why = f"full: the previous build has no {name}"
+        if why:
+            self.modes[name] = why
+            return body
+        self.modes[name] = "incremental"
+        scope_view = f"hist_scope__{name}"
+        con.execute(f"create or replace temp view {scope_view} as "
+                    f"{spec.scope.format(**self._params)}")
+        rebuilt = _ident(spec.input).sub(scope_view, body)
+        prior_rel = f"{PRIOR}.{spec.schema}.{name}"
+        if spec.distinct:
+            return f"select * from {prior_rel}\nunion\nselect * from (\n{rebuilt}\n)"
+        keep = spec.keep.format(**self._params)
+        emit = f"where {spec.emit.format(**self._params)}" if spec.emit else ""
+        return (f"select * from {prior_rel} as p where {keep}\n"
+                f"union all by name\n"
+                f"select * from (\n{rebuilt}\n) as r {emit}")
+
+    # ---- planning --------------------------------------------------------------------------
+    def _has(self, con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool:
+        return bool(con.execute(
+            "select count(*) from duckdb_tables() where database_name = ? and schema_name = ? "
+            "and table_name = ?", [PRIOR, schema, name]).fetchall()[0][0])
+
+    def _plan_base(self, con: duckdb.DuckDBPyConnection) -> str:
+        if self._base is not None:
+            return self._base
+        self._base = self._why_not_base(con)
+        return self._base
+
+    def _why_not_base(self, con: duckdb.DuckDBPyConnection) -> str:
+        if self.full_reason:
+            return self.full_reason
+        if not self.attached:
+            return "full: no previous build"
+        if not (self._has(con, "intermediate", "history_state")
+                and self._has(con, "intermediate", "fetches")):
+            return "full: the previous build records no history state"
+        (prior_fp,), = con.execute(f"select fingerprint from {PRIOR}.{STATE_TABLE}").fetchall()
+        if prior_fp != fingerprint(self.models_dir):
+            return "full: the models changed since the previous build"
+        (lost,), = con.execute(
+            f"select count(*) from {PRIOR}.intermediate.fetches as p "
+            "anti join raw.fetches as f on f.fetch_id = p.fetch_id").fetchall()
+        if lost:
+            return f"full: the raw layer lacks {lost} fetches the previous build had"
+        con.execute(
+            "create or replace temp table hist_new_fetches as select f.fetch_id "
+            f"from raw.fetches as f anti join {PRIOR}.intermediate.fetches as p "
+            "on p.fetch_id = f.fetch_id")
+        (low,), = con.execute("select min(fetch_id) from hist_new_fetches").fetchall()
+        # fetch ids come from a sequence: the touched rollup rows sit at the end of the file,
+        # and the literal lower bound lets the scan skip every older row group
+        low_sql = "null" if low is None else str(int(low))
+        con.execute(
+            "create or replace temp table hist_new_raw as select d.* "
+            f"from stg_raw__price_daily as d where d.last_fetch_id >= {low_sql} "
+            "and d.last_fetch_id in (select fetch_id from hist_new_fetches)")
+        con.execute(
+            "create or replace temp table hist_months as "
+            "select distinct date_trunc('month', day)::date as month from hist_new_raw")
+        (min_month,), = con.execute("select min(month) from hist_months").fetchall()
+        self._params.update(min_month=_date(min_month), low_fetch_id=low_sql)
+        return ""
+
+    def _plan_mapped(self, con: duckdb.DuckDBPyConnection) -> str:
+        if self._mapped is not None:
+            return self._mapped
+        (moved,), = con.execute(
+            f"select count(*) from int_gpu_name_map as c "
+            f"join {PRIOR}.intermediate.int_gpu_name_map as p on p.provider = c.provider "
+            "and p.sku = c.sku and p.gpu_name_raw is not distinct from c.gpu_name_raw "
+            "where p.accelerator_id is distinct from c.accelerator_id").fetchall()
+        if moved:
+            self._mapped = f"full: {moved} GPU names map to another accelerator than before"
+            return self._mapped
+        low = self._params["low_fetch_id"]
+        con.execute(
+            "create or replace temp table hist_new_rows as select d.* "
+            f"from int_price_daily_mapped as d where d.last_fetch_id >= {low} "
+            "and d.last_fetch_id in (select fetch_id from hist_new_fetches)")
+        con.execute(
+            "create or replace temp table hist_groups as "
+            "select distinct day, provider, pricing_model from hist_new_rows")
+        keys = ", ".join(OFFER_KEY)
+        con.execute(
+            "create or replace temp table hist_offers as "
+            f"with touched as (select {keys}, min(day) as from_day from hist_new_rows "
+            "group by all), "
+            f"tail as (select {keys}, max(day) as last_day "
+            f"from {PRIOR}.intermediate.int_price_offer_tail group by all) "
+            "select touched.*, coalesce(touched.from_day < tail.last_day, false) as backfill "
+            f"from touched left join tail on {_on('tail', 'touched')}")
+        (min_from, any_backfill, min_any), = con.execute(
+            "select min(from_day) filter (where not backfill), bool_or(backfill), min(from_day) "
+            "from hist_offers").fetchall()
+        (min_group_day,), = con.execute("select min(day) from hist_groups").fetchall()
+        self._since = {"price_changes": min_any or date.max, "price_history": min_group_day
+                       or date.max}
+        self._params.update(
+            min_from_day=_date(min_from), min_group_day=_date(min_group_day),
+            backfill=_OFFER_BACKFILL if any_backfill else "",
+            and_not_backfill_key=(
+                "and not exists (select 1 from hist_offers as o where o.backfill and "
+                f"{_on('o', 'p')})" if any_backfill else ""))
+        self._mapped = ""
+        return ""
