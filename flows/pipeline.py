@@ -27,9 +27,9 @@ from gpucost.catalog.records import (
 )
 from gpucost.catalog.sources.base import Fetched
 from gpucost.models import runner
-from gpucost.models.incremental import Incremental
+from gpucost.models.incremental import Incremental, base_reason
 from gpucost.warehouse import data_dir as default_data_dir
-from gpucost.warehouse import exports
+from gpucost.warehouse import exports, memory_limit, rebuild_memory_limit
 from gpucost.warehouse.curated import load_curated
 from gpucost.warehouse.exports import StagedExports
 from gpucost.warehouse.publish import build, serving_path
@@ -296,15 +296,14 @@ def publish(data_dir: Path, allow_shrink: bool = False, full: bool = False) -> P
     result = PublishResult()
     staged: StagedExports | None = None
     try:
-        with build(data_dir) as con:
+        # an incremental build starts from a copy of the published file (models/incremental.py)
+        reason = "full: requested" if full else base_reason(serving_path(data_dir))
+        with build(data_dir, base=None if reason else serving_path(data_dir)) as con:
             result.curated_rows = load_curated(con)
-            history = Incremental(None if full else serving_path(data_dir),
-                                  full_reason="full: requested" if full else "")
-            history.attach(con)
-            try:
-                result.timings_s = runner.build(con, incremental=history)
-            finally:
-                history.detach(con)
+            history = Incremental(based_on_prior=not reason, full_reason=reason,
+                                  full_memory_limit=rebuild_memory_limit())
+            result.timings_s = runner.build(con, incremental=history)
+            history.restore_memory_limit(con, memory_limit())
             result.history_mode = history.summary
             runner.check_or_raise(con)
             runner.publish_intermediate(con)

@@ -1,24 +1,27 @@
 """Incremental build of the history-sized models: refresh cost proportional to new data.
 
 The models below grow with the whole price history (the daily rollup raw.price_daily). A
-full build reads every daily row; an incremental build starts from the previous published
-build (attached read-only as `prior`) and rebuilds only what the new loads touched:
+full build reads every daily row. An incremental build starts from a copy of the previous
+published file (warehouse/publish.py copies it into the new build file: a file copy costs a
+fraction of copying its tables row by row) and rebuilds only what the new loads touched:
 
 * a load records, on every rollup row it writes, the fetch that last wrote it
   (price_daily.last_fetch_id, and every column the history models read moves with it), so
-  the rows a build has not seen are those whose last_fetch_id is a fetch the previous
-  build's fetch log (intermediate.fetches) does not hold;
-* each model declares the relation it reads history from (`input`), which of that
-  relation's rows to rebuild from (`scope`), which of its previous rows stay (`keep`) and
-  which rebuilt rows replace them (`emit`); the model's own SQL runs on the scope, so its
-  formula is written once (models/marts/price_changes.sql is the price change, whichever
-  way it is built).
+  the rows the previous build has not seen are those whose last_fetch_id is a fetch its
+  fetch log (intermediate.fetches, in the copied file) does not hold;
+* each model declares the relation it reads history from (`input`) and which of its rows
+  to rebuild from (`scope`); the model's own SQL runs on that scope, so its formula is
+  written once (models/marts/price_changes.sql is the price change, whichever way it is
+  built). A mart's rows the scope covers are deleted in place (`drop`) and the rebuilt ones
+  inserted (`emit`); a small state table (intermediate) is rebuilt as the previous rows it
+  keeps (`keep`) plus the rebuilt ones.
 
 A model is rebuilt in full, with the reason recorded, when there is no previous build, the
-models' SQL changed since (a fingerprint of models/), the raw layer lost fetches the
-previous build had, or, for the models that carry an accelerator id, a name now maps to
-another accelerator than it did (an alias change moves whole series). tests/models/
-test_incremental.py builds both ways on the same data and asserts equal tables.
+models' SQL changed since (a fingerprint of models/: then the build does not start from the
+previous file at all), the raw layer lost fetches the previous build had, or, for the models
+that carry an accelerator id, a name now maps to another accelerator than it did (an alias
+change moves whole series). tests/models/test_incremental.py builds both ways on the same
+data and asserts equal tables.
 
 This module imports nothing of ours but duckdb.
 """
@@ -35,7 +38,6 @@ from pathlib import Path
 import duckdb
 
 MODELS_DIR = Path(__file__).resolve().parent
-PRIOR = "prior"  # the previous published build, attached read-only while building
 STATE_TABLE = "intermediate.history_state"
 OFFER_KEY = ("source", "provider", "sku", "region", "pricing_model")
 
@@ -44,11 +46,15 @@ OFFER_KEY = ("source", "provider", "sku", "region", "pricing_model")
 class Spec:
     input: str  # the relation the model reads the history from
     scope: str  # SQL: the rows of `input` the rebuilt part is computed from
-    keep: str  # SQL predicate on the previous build's rows (alias p) that stay
+    keep: str = ""  # state tables: SQL predicate on the previous rows (alias p) that stay
+    drop: str = ""  # marts (updated in place): `delete from <mart> using ... where` this
     emit: str = ""  # SQL predicate on the rebuilt rows (alias r) that are added ('' = all)
     mapped: bool = True  # carries an accelerator id: a changed name map rebuilds it in full
-    schema: str = "intermediate"  # where the previous build published it
-    distinct: bool = False  # merge as a set (names), else keep + emit
+    distinct: bool = False  # state merged as a set (names), else keep + emit
+
+    @property
+    def in_place(self) -> bool:
+        return bool(self.drop)
 
 
 def _on(left: str, right: str, cols: tuple[str, ...] = OFFER_KEY) -> str:
@@ -60,7 +66,7 @@ def _on(left: str, right: str, cols: tuple[str, ...] = OFFER_KEY) -> str:
 # first touched day on; a key whose first touched day is before its last observed day (an
 # older payload replayed) is recomputed from its whole history ({backfill}).
 _OFFER_WINDOW = f"""
-select t.* from {PRIOR}.intermediate.int_price_offer_tail as t
+select t.* from intermediate.int_price_offer_tail as t
 join hist_offers as o on {_on('o', 't')}
 where not o.backfill and t.day < o.from_day
 union all by name
@@ -89,21 +95,22 @@ SPECS: dict[str, Spec] = {
         input="int_price_daily_mapped", scope=_OFFER_WINDOW,
         keep=f"not exists (select 1 from hist_offers as o where {_on('o', 'p')})"),
     "price_changes": Spec(
-        input="int_price_daily_mapped", scope=_OFFER_WINDOW, schema="main",
-        keep="p.changed_on < {min_from_day} {and_not_backfill_key} or not exists ("
-             f"select 1 from hist_offers as o where {_on('o', 'p')} "
-             "and (o.backfill or p.changed_on >= o.from_day))",
+        input="int_price_daily_mapped", scope=_OFFER_WINDOW,
+        drop=f"price_changes.changed_on >= {{min_any_from_day}} "
+             f"and {_on('o', 'price_changes')} "
+             "and (o.backfill or price_changes.changed_on >= o.from_day)",
         emit=f"exists (select 1 from hist_offers as o where {_on('o', 'r')} "
              "and (o.backfill or r.changed_on >= o.from_day))"),
     "price_history": Spec(
-        input="int_price_daily_mapped", schema="main",
+        input="int_price_daily_mapped",
         scope="select d.* from int_price_daily_mapped as d where d.day >= {min_group_day} "
               "and exists (select 1 from hist_groups as g where g.day = d.day "
               "and g.provider = d.provider and g.pricing_model = d.pricing_model)",
-        keep="p.day < {min_group_day} or not exists (select 1 from hist_groups as g "
-             "where g.day = p.day and g.provider = p.provider "
-             "and g.pricing_model = p.pricing_model)"),
+        drop="price_history.day >= {min_group_day} and g.day = price_history.day "
+             "and g.provider = price_history.provider "
+             "and g.pricing_model = price_history.pricing_model"),
 }
+_DROP_USING = {"price_changes": "hist_offers as o", "price_history": "hist_groups as g"}
 
 
 def fingerprint(models_dir: Path = MODELS_DIR) -> str:
@@ -123,35 +130,52 @@ def _date(value: object) -> str:
     return f"date '{value}'" if value is not None else "date '9999-12-31'"
 
 
+def base_reason(path: Path | None, models_dir: Path = MODELS_DIR) -> str:
+    """'' when the published file at `path` can be the base of the next build (it records the
+    state of a build by the same models), else why it cannot ("full: ...")."""
+    if path is None or not Path(path).exists():
+        return "full: no previous build"
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error:
+        return "full: the previous build cannot be read"
+    try:
+        rows = con.execute(
+            "select fingerprint from intermediate.history_state").fetchall()
+    except duckdb.Error:
+        return "full: the previous build records no history state"
+    finally:
+        con.close()
+    if not rows or rows[0][0] != fingerprint(models_dir):
+        return "full: the models changed since the previous build"
+    return ""
+
+
 @dataclass
 class Incremental:
-    """Decides, model by model, whether to build from the previous published build; see the
-    module docstring. `modes` records what was done ({model: "incremental" | "full: why"})."""
+    """Decides, model by model, whether to build from the previous published build (already
+    copied into the build file when `based_on_prior`); see the module docstring. `modes`
+    records what was done ({model: "incremental" | "full: why"})."""
 
-    prior_path: Path | None
+    based_on_prior: bool
+    full_reason: str = ""  # why the build is not based on the previous file (or was asked full)
     models_dir: Path = MODELS_DIR
-    full_reason: str = ""  # set: build every history model in full, for this reason
+    # DuckDB memory for a full build of the history models (window functions over every daily
+    # row need more than an incremental build): None = DuckDB's default (80% of RAM)
+    full_memory_limit: str | None = None
     modes: dict[str, str] = field(default_factory=dict)
-    attached: bool = False
+    _lifted: bool = False
     _base: str | None = None  # None = not planned yet; "" = incremental possible; else why not
     _mapped: str | None = None
     _params: dict[str, str] = field(default_factory=dict)
     _since: dict[str, date] = field(default_factory=dict)
 
     # ---- lifecycle -------------------------------------------------------------------------
-    def attach(self, con: duckdb.DuckDBPyConnection) -> None:
-        if self.prior_path is None or not Path(self.prior_path).exists():
-            return
-        try:
-            con.execute(f"attach ? as {PRIOR} (read_only)", [str(self.prior_path)])
-            self.attached = True
-        except duckdb.Error:  # an unreadable previous file is no baseline: build in full
-            self.attached = False
-
-    def detach(self, con: duckdb.DuckDBPyConnection) -> None:
-        if self.attached:
-            con.execute(f"detach {PRIOR}")
-            self.attached = False
+    def restore_memory_limit(self, con: duckdb.DuckDBPyConnection, limit: str) -> None:
+        """Back to the build's own memory limit when a full build lifted it."""
+        if self._lifted:
+            con.execute(f"set memory_limit = '{limit}'")
+            self._lifted = False
 
     def write_state(self, con: duckdb.DuckDBPyConnection) -> None:
         """Record, in the build being published, what the next build compares itself with."""
@@ -174,63 +198,72 @@ class Incremental:
         return "incremental" if self.modes and not full else (full[0] if full else "")
 
     # ---- the runner's hook -----------------------------------------------------------------
-    def select_for(self, con: duckdb.DuckDBPyConnection, name: str, body: str) -> str:
+    def statements_for(self, con: duckdb.DuckDBPyConnection, name: str,
+                       body: str) -> list[str] | None:
+        """The statements that build model `name` incrementally, or None: build it as written
+        (a model this module does not know, or one it must build in full)."""
         spec = SPECS.get(name)
         if spec is None:
-            return body
+            return None
         why = self._plan_base(con)
         if not why and spec.mapped:
             why = self._plan_mapped(con)
-        if not why and not self._has(con, spec.schema, name):
-            why = f"full: the previous build has no {name}"
         if why:
             self.modes[name] = why
-            return body
+            if not self._lifted:
+                con.execute(f"set memory_limit = '{self.full_memory_limit}'"
+                            if self.full_memory_limit else "reset memory_limit")
+                self._lifted = True
+            return None
         self.modes[name] = "incremental"
         scope_view = f"hist_scope__{name}"
         con.execute(f"create or replace temp view {scope_view} as "
                     f"{spec.scope.format(**self._params)}")
         rebuilt = _ident(spec.input).sub(scope_view, body)
-        prior_rel = f"{PRIOR}.{spec.schema}.{name}"
-        if spec.distinct:
-            return f"select * from {prior_rel}\nunion\nselect * from (\n{rebuilt}\n)"
-        keep = spec.keep.format(**self._params)
         emit = f"where {spec.emit.format(**self._params)}" if spec.emit else ""
-        return (f"select * from {prior_rel} as p where {keep}\n"
+        if spec.in_place:
+            return [f"delete from main.{name} using {_DROP_USING[name]} "
+                    f"where {spec.drop.format(**self._params)}",
+                    f"insert into main.{name} by name select * from (\n{rebuilt}\n) as r {emit}"]
+        prior = f"intermediate.{name}"
+        if spec.distinct:
+            return [f"create or replace temp table {name} as select * from {prior}\n"
+                    f"union\nselect * from (\n{rebuilt}\n)"]
+        return [f"create or replace temp table {name} as "
+                f"select * from {prior} as p where {spec.keep.format(**self._params)}\n"
                 f"union all by name\n"
-                f"select * from (\n{rebuilt}\n) as r {emit}")
+                f"select * from (\n{rebuilt}\n) as r {emit}"]
 
     # ---- planning --------------------------------------------------------------------------
     def _has(self, con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool:
         return bool(con.execute(
-            "select count(*) from duckdb_tables() where database_name = ? and schema_name = ? "
-            "and table_name = ?", [PRIOR, schema, name]).fetchall()[0][0])
+            "select count(*) from duckdb_tables() where database_name = current_database() "
+            "and schema_name = ? and table_name = ?", [schema, name]).fetchall()[0][0])
 
     def _plan_base(self, con: duckdb.DuckDBPyConnection) -> str:
-        if self._base is not None:
-            return self._base
-        self._base = self._why_not_base(con)
+        if self._base is None:
+            self._base = self._why_not_base(con)
         return self._base
 
     def _why_not_base(self, con: duckdb.DuckDBPyConnection) -> str:
         if self.full_reason:
             return self.full_reason
-        if not self.attached:
+        if not self.based_on_prior:
             return "full: no previous build"
-        if not (self._has(con, "intermediate", "history_state")
-                and self._has(con, "intermediate", "fetches")):
-            return "full: the previous build records no history state"
-        (prior_fp,), = con.execute(f"select fingerprint from {PRIOR}.{STATE_TABLE}").fetchall()
-        if prior_fp != fingerprint(self.models_dir):
-            return "full: the models changed since the previous build"
+        missing = [f"{schema}.{n}" for n, schema in
+                   [*((n, "main" if s.in_place else "intermediate") for n, s in SPECS.items()),
+                    ("fetches", "intermediate"), ("int_gpu_name_map", "intermediate")]
+                   if not self._has(con, schema, n)]
+        if missing:
+            return f"full: the previous build has no {', '.join(missing)}"
         (lost,), = con.execute(
-            f"select count(*) from {PRIOR}.intermediate.fetches as p "
+            "select count(*) from intermediate.fetches as p "
             "anti join raw.fetches as f on f.fetch_id = p.fetch_id").fetchall()
         if lost:
             return f"full: the raw layer lacks {lost} fetches the previous build had"
         con.execute(
             "create or replace temp table hist_new_fetches as select f.fetch_id "
-            f"from raw.fetches as f anti join {PRIOR}.intermediate.fetches as p "
+            "from raw.fetches as f anti join intermediate.fetches as p "
             "on p.fetch_id = f.fetch_id")
         (low,), = con.execute("select min(fetch_id) from hist_new_fetches").fetchall()
         # fetch ids come from a sequence: the touched rollup rows sit at the end of the file,
@@ -251,8 +284,8 @@ class Incremental:
         if self._mapped is not None:
             return self._mapped
         (moved,), = con.execute(
-            f"select count(*) from int_gpu_name_map as c "
-            f"join {PRIOR}.intermediate.int_gpu_name_map as p on p.provider = c.provider "
+            "select count(*) from int_gpu_name_map as c "
+            "join intermediate.int_gpu_name_map as p on p.provider = c.provider "
             "and p.sku = c.sku and p.gpu_name_raw is not distinct from c.gpu_name_raw "
             "where p.accelerator_id is distinct from c.accelerator_id").fetchall()
         if moved:
@@ -272,20 +305,18 @@ class Incremental:
             f"with touched as (select {keys}, min(day) as from_day from hist_new_rows "
             "group by all), "
             f"tail as (select {keys}, max(day) as last_day "
-            f"from {PRIOR}.intermediate.int_price_offer_tail group by all) "
+            "from intermediate.int_price_offer_tail group by all) "
             "select touched.*, coalesce(touched.from_day < tail.last_day, false) as backfill "
             f"from touched left join tail on {_on('tail', 'touched')}")
         (min_from, any_backfill, min_any), = con.execute(
             "select min(from_day) filter (where not backfill), bool_or(backfill), min(from_day) "
             "from hist_offers").fetchall()
         (min_group_day,), = con.execute("select min(day) from hist_groups").fetchall()
-        self._since = {"price_changes": min_any or date.max, "price_history": min_group_day
-                       or date.max}
+        self._since = {"price_changes": min_any or date.max,
+                       "price_history": min_group_day or date.max}
         self._params.update(
-            min_from_day=_date(min_from), min_group_day=_date(min_group_day),
-            backfill=_OFFER_BACKFILL if any_backfill else "",
-            and_not_backfill_key=(
-                "and not exists (select 1 from hist_offers as o where o.backfill and "
-                f"{_on('o', 'p')})" if any_backfill else ""))
+            min_from_day=_date(min_from), min_any_from_day=_date(min_any),
+            min_group_day=_date(min_group_day),
+            backfill=_OFFER_BACKFILL if any_backfill else "")
         self._mapped = ""
         return ""

@@ -176,14 +176,15 @@ def build(
             continue
         start = time.perf_counter()
         body = _body(model.sql)
-        if incremental is not None:
-            body = incremental.select_for(con, model.name, body)
         if model.layer == "macros":
-            stmt = body
+            stmts = [body]
         else:
-            stmt = f"create or replace {model.materialized} {model.name} as\n{body}"
+            stmts = [f"create or replace {model.materialized} {model.name} as\n{body}"]
         try:
-            con.execute(stmt)
+            if incremental is not None:
+                stmts = incremental.statements_for(con, model.name, body) or stmts
+            for stmt in stmts:
+                con.execute(stmt)
         except duckdb.Error as exc:
             raise ModelError(f"model {model.name} ({model.path.name}) failed: {exc}") from exc
         timings[model.name] = time.perf_counter() - start

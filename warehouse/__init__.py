@@ -19,3 +19,9 @@ DEFAULT_MEMORY_LIMIT = "512MB"
 
 def memory_limit() -> str:
     return os.environ.get("GPUCOST_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT
+
+
+def rebuild_memory_limit() -> str | None:
+    """DuckDB's memory for a full rebuild of the history models (models/incremental.py):
+    GPUCOST_REBUILD_MEMORY_LIMIT, else None (DuckDB's default, 80% of RAM)."""
+    return os.environ.get("GPUCOST_REBUILD_MEMORY_LIMIT") or None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -89,8 +90,10 @@ def _remove_db(path: Path) -> None:
 
 
 @contextmanager
-def build(data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Yield a connection to a fresh build file with `raw` attached read-only.
+def build(data_dir: Path, base: Path | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Yield a connection to a build file with `raw` attached read-only: a new empty file, or
+    a copy of `base` (the published file: an incremental build updates its history tables in
+    place, models/incremental.py; the published file itself is only read).
 
     On normal exit the build is checkpointed, closed and swapped in; on an exception the
     build file is removed and the published warehouse is left as it was.
@@ -103,6 +106,8 @@ def build(data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         pass  # create the raw layer, or bring an older one's schema up to date (migrations)
     nxt = data_dir / NEXT_NAME
     _remove_db(nxt)  # a build left by a crash is never published
+    if base is not None:
+        shutil.copyfile(base, nxt)
     con = duckdb.connect(str(nxt),
                          config={"storage_compatibility_version": SERVING_STORAGE_VERSION,
                                  "memory_limit": memory_limit()})
