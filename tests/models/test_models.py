@@ -479,20 +479,33 @@ def test_source_health(con):
 # ---------------------------------------------------------------- checks
 
 
-def copy_catalog(dst: Path, **edits: dict[str, str]) -> Path:
-    """Copy the fixture catalog, editing accelerators.csv rows by id: {id: {column: value}}."""
-    dst.mkdir()
-    for name in CURATED_TABLES:
-        shutil.copy(FIXTURE_CATALOG / f"{name}.csv", dst / f"{name}.csv")
-    path = dst / "accelerators.csv"
+def _edit_csv(path: Path, edit) -> None:
     with path.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    for row in rows:
-        row.update(edits.get(row["accelerator_id"], {}))
+    rows = [row for row in rows if edit(row) is not False]
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def copy_catalog(dst: Path, *, provenance: bool = True, **edits: dict[str, str]) -> Path:
+    """Copy the fixture catalog, editing accelerators.csv rows by id: {id: {column: value}}.
+
+    With `provenance` (the default) the edited cells' provenance records
+    (accelerator_spec_sources.csv) take the new value too, as a curator would record it, so
+    only the check under test sees the edit."""
+    dst.mkdir()
+    for name in CURATED_TABLES:
+        shutil.copy(FIXTURE_CATALOG / f"{name}.csv", dst / f"{name}.csv")
+    _edit_csv(dst / "accelerators.csv",
+              lambda row: row.update(edits.get(row["accelerator_id"], {})))
+    if provenance:
+        def follow(record: dict[str, str]) -> None:
+            new = edits.get(record["accelerator_id"], {})
+            if record["metric"] in new:
+                record["value"] = new[record["metric"]]
+        _edit_csv(dst / "accelerator_spec_sources.csv", follow)
     return dst
 
 
@@ -522,7 +535,7 @@ def test_curated_checks_catch_broken_references(tmp_path):
     with (catalog / "reference_prices.csv").open("a", encoding="utf-8") as fh:
         fh.write("lambda,gpu_1x_b200,nvidia-b200,1,,on_demand,4.99,USD,2026-02-01,,\n")
     with (catalog / "accelerators.csv").open("a", encoding="utf-8") as fh:
-        fh.write("nvidia-a10,NVIDIA,Ampere,A10 again" + "," * 25 + "\n")
+        fh.write("nvidia-a10,NVIDIA,Ampere,A10 again" + "," * 26 + "\n")
     con, _ = build(tmp_path, catalog, with_rows=False)
     try:
         failures = runner.run_checks(con)
