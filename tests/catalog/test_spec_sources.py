@@ -204,4 +204,70 @@ def test_launch_is_first_availability_and_announcement_has_its_own_column(
     assert nvl["announce_date"] == "2023-03-21" and nvl["launch_date"] > nvl["announce_date"]
 
 
+def test_no_row_borrows_a_siblings_tensor_figures(
+    accelerators: dict[str, dict[str, str]],
+    provenance: dict[tuple[str, str], dict[str, str]],
+) -> None:
+    # a provenance note never says a cell assumes another part's rates
+    for (accelerator_id, metric), record in provenance.items():
+        assert not re.search(r"assume[sd]? \S+ rates", record["note"], re.I), (accelerator_id,
+                                                                            metric)
+    assert "assume A10 rates" not in accelerators["nvidia-a10g-24gb"]["notes"]
+
+
+def test_a10g_has_its_own_figures_not_the_a10s(
+    accelerators: dict[str, dict[str, str]],
+    provenance: dict[tuple[str, str], dict[str, str]],
+) -> None:
+    # the A10G's own NVIDIA/AWS datasheet (Feb 2022): FP32 35, TF32 35, BF16/FP16 70 | 140*,
+    # INT8 140 TOPS, 600 GB/s, 300 W; the A10 prints 31.2 / 62.5 / 125 / 250 at 150 W
+    a10g, a10 = accelerators["nvidia-a10g-24gb"], accelerators["nvidia-a10-24gb"]
+    expected = {"peak_fp32_dense_tflops": 35, "peak_tf32_dense_tflops": 35,
+                "peak_bf16_dense_tflops": 70, "peak_fp16_dense_tflops": 70,
+                "peak_int8_dense_tflops": 140, "vendor_bf16_sparse_tflops": 140,
+                "memory_bw_tbps": 0.6, "tdp_w": 300}
+    assert {m: float(a10g[m]) for m in expected} == expected
+    for metric in ("peak_tf32_dense_tflops", "peak_bf16_dense_tflops", "peak_int8_dense_tflops"):
+        assert a10g[metric] != a10[metric], metric
+        assert "NVIDIA_AWS_A10G_DataSheet" in provenance[("nvidia-a10g-24gb", metric)]["source_url"]
+    assert a10g["launch_date"] == "2021-11-12"  # EC2 G5 general availability, not the A10's day
+
+
+def test_mi250x_tdp_is_amds_peak_board_power(
+    accelerators: dict[str, dict[str, str]],
+    provenance: dict[tuple[str, str], dict[str, str]],
+) -> None:
+    # AMD: 500 W typical TDP, 560 W peak board power; the column holds the maximum
+    assert float(accelerators["amd-mi250x-128gb"]["tdp_w"]) == 560
+    assert "560" in provenance[("amd-mi250x-128gb", "tdp_w")]["document"]
+
+
 # ------------------------------------------------------------------ seed platforms
+
+
+def _seed_levels(accelerators, provenance) -> Counter:
+    return Counter(provenance[(a, m)]["verification"]
+                   for a in SEED_PLATFORMS for m in NUMERIC if accelerators[a][m].strip())
+
+
+def test_seed_platform_cells_are_vendor_or_derived_from_vendor_figures(
+    accelerators: dict[str, dict[str, str]],
+    provenance: dict[tuple[str, str], dict[str, str]],
+) -> None:
+    levels = _seed_levels(accelerators, provenance)
+    total = sum(levels.values())
+    assert total >= 150
+    assert (levels["vendor"] + levels["derived"]) / total >= 0.95, levels
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 14 asks >= 90% vendor on the seed platforms; 80.3% (139 of 173 cells): NVIDIA prints "
+    "only 2:4-sparse tensor figures for H100 NVL, H200, B200 and GB200, and a halved sparse "
+    "figure is 'derived' by the issue's own definition (22 cells; 5 more derived by other "
+    "stated rules), and 7 cells are secondary. Remove this mark when the share reaches 90%."))
+def test_seed_platforms_are_90_percent_vendor(
+    accelerators: dict[str, dict[str, str]],
+    provenance: dict[tuple[str, str], dict[str, str]],
+) -> None:
+    levels = _seed_levels(accelerators, provenance)
+    assert levels["vendor"] / sum(levels.values()) >= 0.90, levels
