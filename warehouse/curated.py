@@ -14,6 +14,8 @@ from gpucost.catalog import CATALOG_DIR
 
 CURATED_TABLES = (
     "accelerators",
+    # per-cell provenance of accelerators.csv (issue 14): source, document, verification level
+    "accelerator_spec_sources",
     "aliases",
     "reference_prices",
     "assumptions",

@@ -19,9 +19,13 @@
 --   family: architecture / product family (Ampere, Hopper, Blackwell, CDNA 3, TPU v5, ...)
 --   name: the vendor's product name
 --   form_factor: SXM4, SXM5, PCIe, OAM, TPU board, ...
---   launch_date: announcement or launch date
+--   launch_date: first availability: the date the part first shipped or became generally
+--     available (first of the month or quarter when only that is known; the provenance note
+--     says so)
+--   announce_date: the date the vendor announced the part; null when not recorded
 --   memory_type: memory technology (HBM2e, HBM3, GDDR6, ...)
---   interconnect_link: the GPU-to-GPU link behind interconnect_bw_gbps (NVLink 4, ...)
+--   interconnect_link: the scale-up link behind interconnect_bw_gbps (NVLink 4, NVLink 3
+--     bridge, Infinity Fabric, ICI, ...; the PCIe host link for a part without one)
 --   vendor_bf16_sparse_tflops [TFLOP/s]: the vendor's printed 2:4-sparse BF16 figure, kept only
 --     to check that the dense figure is half of it (never used in costs)
 --   purchase_price_basis: what the purchase price estimate is (list price, analyst estimate ...)
@@ -203,6 +207,7 @@ final as (
         curated_accelerators.name,
         curated_accelerators.form_factor,
         curated_accelerators.launch_date,
+        curated_accelerators.announce_date,
 
         ---------- memory and interconnect
         chosen.memory_gb,

@@ -21,6 +21,7 @@ renamed as (
         nullif(trim(source.name), '') as name,
         nullif(trim(source.form_factor), '') as form_factor,
         cast(nullif(trim(source.launch_date), '') as date) as launch_date,
+        cast(nullif(trim(source.announce_date), '') as date) as announce_date,
 
         ---------- memory and interconnect
         cast(nullif(trim(source.memory_gb), '') as double) as memory_gb,

@@ -23,6 +23,7 @@ ACCELERATOR_COLUMNS = [
     "name",
     "form_factor",
     "launch_date",
+    "announce_date",
     "memory_gb",
     "memory_type",
     "memory_bw_tbps",
@@ -232,6 +233,10 @@ def test_numbers_parse_and_are_positive(accelerators: list[dict[str, str]]) -> N
 def test_dates_are_iso(accelerators: list[dict[str, str]]) -> None:
     for row in accelerators:
         date.fromisoformat(row["launch_date"])
+        if row["announce_date"]:
+            date.fromisoformat(row["announce_date"])
+            # launch_date is first availability: never before the announcement
+            assert row["announce_date"] <= row["launch_date"], row["accelerator_id"]
         if row["purchase_price_date"]:
             date.fromisoformat(row["purchase_price_date"])
 

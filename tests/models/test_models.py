@@ -479,20 +479,33 @@ def test_source_health(con):
 # ---------------------------------------------------------------- checks
 
 
-def copy_catalog(dst: Path, **edits: dict[str, str]) -> Path:
-    """Copy the fixture catalog, editing accelerators.csv rows by id: {id: {column: value}}."""
-    dst.mkdir()
-    for name in CURATED_TABLES:
-        shutil.copy(FIXTURE_CATALOG / f"{name}.csv", dst / f"{name}.csv")
-    path = dst / "accelerators.csv"
+def _edit_csv(path: Path, edit) -> None:
     with path.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    for row in rows:
-        row.update(edits.get(row["accelerator_id"], {}))
+    rows = [row for row in rows if edit(row) is not False]
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def copy_catalog(dst: Path, *, provenance: bool = True, **edits: dict[str, str]) -> Path:
+    """Copy the fixture catalog, editing accelerators.csv rows by id: {id: {column: value}}.
+
+    With `provenance` (the default) the edited cells' provenance records
+    (accelerator_spec_sources.csv) take the new value too, as a curator would record it, so
+    only the check under test sees the edit."""
+    dst.mkdir()
+    for name in CURATED_TABLES:
+        shutil.copy(FIXTURE_CATALOG / f"{name}.csv", dst / f"{name}.csv")
+    _edit_csv(dst / "accelerators.csv",
+              lambda row: row.update(edits.get(row["accelerator_id"], {})))
+    if provenance:
+        def follow(record: dict[str, str]) -> None:
+            new = edits.get(record["accelerator_id"], {})
+            if record["metric"] in new:
+                record["value"] = new[record["metric"]]
+        _edit_csv(dst / "accelerator_spec_sources.csv", follow)
     return dst
 
 
@@ -512,6 +525,109 @@ def test_sparse_figure_entered_as_dense_is_caught(tmp_path):
     }
 
 
+def _failures_of(tmp_path, catalog):
+    con, _ = build(tmp_path, catalog, with_rows=False)
+    try:
+        return runner.run_checks(con, sample=20)
+    finally:
+        con.close()
+
+
+def test_a_filled_cell_without_provenance_blocks_publishing(tmp_path):
+    catalog = copy_catalog(tmp_path / "catalog")
+    _edit_csv(catalog / "accelerator_spec_sources.csv",
+              lambda r: not (r["accelerator_id"] == H100 and r["metric"] == "memory_gb"))
+    con, _ = build(tmp_path, catalog, with_rows=False)
+    try:
+        with pytest.raises(runner.CheckFailedError, match="accelerator_spec_provenance"):
+            runner.check_or_raise(con)
+        failures = runner.run_checks(con)
+        weak = con.execute(
+            "select weakness, value from spec_weak_cells where accelerator_id = ? "
+            "and metric = 'memory_gb'", [H100]).fetchall()
+    finally:
+        con.close()
+    assert set(failures) == {"accelerator_spec_provenance"}
+    assert [r[:3] for r in failures["accelerator_spec_provenance"]] == [
+        (H100, "memory_gb", "no_provenance_row")]
+    # the weak-cells mart lists the uncovered cell too
+    assert weak == [("no_provenance", 80.0)]
+
+
+def test_a_cell_edited_without_its_provenance_blocks_publishing(tmp_path):
+    # the provenance value is the truth: a cell changed alone no longer matches it
+    catalog = copy_catalog(tmp_path / "catalog", provenance=False,
+                           **{H100: {"tdp_w": "750"}, A10: {"launch_date": "2021-05-01"}})
+    failures = _failures_of(tmp_path, catalog)
+    assert set(failures) == {"accelerator_spec_provenance"}
+    assert sorted(r[:3] for r in failures["accelerator_spec_provenance"]) == [
+        (A10, "launch_date", "value_differs"), (H100, "tdp_w", "value_differs")]
+
+
+def test_malformed_provenance_records_block_publishing(tmp_path):
+    catalog = copy_catalog(tmp_path / "catalog")
+
+    def spoil(record):
+        key = (record["accelerator_id"], record["metric"])
+        if key == (A100_40, "peak_fp32_dense_tflops"):
+            record["verification"] = "datasheet"
+        if key == (A100_40, "peak_tf32_dense_tflops"):
+            record["verification"], record["note"] = "derived", "half of sparse"
+        if key == (A100_40, "peak_fp4_dense_tflops"):
+            record["value"] = "9000"  # unpublished with a value, and the cell is empty
+        if key == (A100_40, "tdp_w"):
+            record["source_url"] = ""
+
+    _edit_csv(catalog / "accelerator_spec_sources.csv", spoil)
+    with (catalog / "accelerator_spec_sources.csv").open("a", encoding="utf-8") as fh:
+        fh.write("nvidia-b200,memory_gb,180,https://example.test/b200,sheet,vendor,\n")
+    failures = _failures_of(tmp_path, catalog)
+    assert set(failures) == {"accelerator_spec_provenance"}
+    assert sorted(r[:3] for r in failures["accelerator_spec_provenance"]) == [
+        (A100_40, "peak_fp32_dense_tflops", "bad_verification"),
+        (A100_40, "peak_fp4_dense_tflops", "value_differs"),
+        (A100_40, "peak_fp4_dense_tflops", "verification_contradicts_value"),
+        (A100_40, "peak_tf32_dense_tflops", "derived_without_rule"),
+        (A100_40, "tdp_w", "missing_source_url"),
+        ("nvidia-b200", "memory_gb", "unknown_cell"),
+    ]
+
+
+def test_a_derived_dense_cell_must_be_half_the_sparse_figure_it_cites(tmp_path):
+    # A100 80GB bf16 is recorded as derived: "dense = sparse 624 / 2"; citing 650 breaks
+    # both the rule (312 is not 325) and the vendor's printed bf16 sparse figure (624)
+    catalog = copy_catalog(tmp_path / "catalog")
+
+    def recite(record):
+        if (record["accelerator_id"], record["metric"]) == (A100_80, "peak_bf16_dense_tflops"):
+            record["note"] = "dense = sparse 650 / 2"
+
+    _edit_csv(catalog / "accelerator_spec_sources.csv", recite)
+    failures = _failures_of(tmp_path, catalog)
+    assert set(failures) == {"no_sparse_in_dense"}
+    assert {(r[0], r[1]) for r in failures["no_sparse_in_dense"]} == {
+        (A100_80, "derived_dense_not_half_of_cited_sparse:peak_bf16_dense_tflops"),
+        (A100_80, "derived_bf16_cites_another_sparse_figure"),
+    }
+
+
+def test_spec_provenance_and_weak_cells_marts(con):
+    # every spec cell of the 5 fixture accelerators, filled or empty: 15 numeric + 2 dates
+    assert one(con, "select count(*) from spec_provenance")[0] == 5 * 17
+    assert one(con, "select verification, note from spec_provenance where accelerator_id = ? "
+               "and metric = 'peak_bf16_dense_tflops'", [A100_80]) == (
+        "derived", "dense = sparse 624 / 2 (datasheet prints 624* with sparsity)")
+    assert one(con, "select verification from spec_provenance where accelerator_id = ? "
+               "and metric = 'peak_fp8_dense_tflops'", [A100_80]) == ("unpublished",)
+    weak = con.execute(
+        "select accelerator_id, metric, weakness, value, verification from spec_weak_cells "
+        "where weakness <> 'scraped_disagrees' order by all").fetchall()
+    assert weak == [
+        (A10, "peak_fp32_dense_tflops", "secondary", 31.2, "secondary"),
+        (A100_80, "peak_bf16_dense_tflops", "derived", 312.0, "derived"),
+    ]
+
+
 def test_curated_checks_catch_broken_references(tmp_path):
     catalog = copy_catalog(tmp_path / "catalog")
     with (catalog / "aliases.csv").open("a", encoding="utf-8") as fh:
@@ -522,7 +638,7 @@ def test_curated_checks_catch_broken_references(tmp_path):
     with (catalog / "reference_prices.csv").open("a", encoding="utf-8") as fh:
         fh.write("lambda,gpu_1x_b200,nvidia-b200,1,,on_demand,4.99,USD,2026-02-01,,\n")
     with (catalog / "accelerators.csv").open("a", encoding="utf-8") as fh:
-        fh.write("nvidia-a10,NVIDIA,Ampere,A10 again" + "," * 25 + "\n")
+        fh.write("nvidia-a10,NVIDIA,Ampere,A10 again" + "," * 26 + "\n")
     con, _ = build(tmp_path, catalog, with_rows=False)
     try:
         failures = runner.run_checks(con)

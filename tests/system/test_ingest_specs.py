@@ -130,13 +130,17 @@ def test_accelerators_complete_sourced_and_covering_offers(warehouse):
     assert _q(data, "select count(*) from gpu_offers o anti join accelerators a "
                     "on a.accelerator_id = o.accelerator_id "
                     "where o.accelerator_id is not null") == [(0,)]
-    # curated values stay (the backbone) and say so; TPU TDPs come from Epoch
+    # curated values stay (the backbone) and say so; an empty TDP cell is filled from Epoch
+    # (TPU v5e: Google publishes none), a curated one is not (TPU v4: Google's measured
+    # maximum, 192 W, since issue 14; Epoch's 170 W is the mean)
     assert _q(data, "select memory_gb, memory_gb_source, peak_bf16_dense_tflops_source "
                     "from accelerators where accelerator_id = ?", [H100]) == [
         (80.0, "curated", "curated")]
     assert _q(data, "select tdp_w, tdp_w_source, spec_source from accelerators "
-                    "where accelerator_id = 'google-tpu-v4'") == [(170.0, "epoch",
+                    "where accelerator_id = 'google-tpu-v5e'") == [(140.0, "epoch",
                                                                    "curated+epoch")]
+    assert _q(data, "select tdp_w, tdp_w_source from accelerators "
+                    "where accelerator_id = 'google-tpu-v4'") == [(192.0, "curated")]
     sources = {r[0] for r in _q(data, "select source from accelerator_spec_values where "
                                       "accelerator_id = ? and metric = 'memory_gb'", [H100])}
     assert sources == {"curated", "epoch", "techpowerup", "mlperf"}
