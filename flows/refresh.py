@@ -11,10 +11,12 @@ How failures show in Prefect (measured on prefect 3.8):
   is not raised inside the fetch task: the task returns a Failed state named "SourceFailed"
   whose message is the one-line error (and whose data is the error). The task run is red in
   the UI with that message, and Prefect logs no traceback for it. Raising would make Prefect
-  log the whole exception chain, twice with a retry. catalog/http.py already retries 429/5xx
-  and transient connection errors with backoff, so a SourceFailed fetch is not retried again
-  by Prefect; an unexpected exception (a bug) is raised, retried once, and logged with its
-  traceback.
+  log the whole exception chain.
+- Retries have one layer: catalog/http.py retries what retrying can fix (408/429/5xx,
+  timeouts, resets) with exponential backoff, and fails at once on what it cannot (DNS,
+  refused connection, TLS, other 4xx). Prefect never retries a fetch task: not a SourceFailed
+  one (already retried where that helps), not one that raised (a bug, which fails the same
+  way again; its traceback is logged once).
 - The flow run's final state carries the verdict as its message: Completed when at least one
   live source was refreshed and the warehouse was published, else Failed (the publish of the
   curated and last good data still happens: invariant 1), so an automation can trigger on a
@@ -46,10 +48,7 @@ from gpucost.warehouse.store import LoadOutcome, RawStore
 
 log = logging.getLogger(__name__)
 
-FETCH_RETRIES = 1
-FETCH_RETRY_DELAY_S = 5
-
-
+FETCH_WORKERS = 8  # sources fetched at once, with or without Prefect
 FETCHED = ("live", "unchanged", "failed", "stale")  # statuses of a source fetched in this run
 REFRESHED = ("live", "unchanged")
 
@@ -103,6 +102,7 @@ class RunSummary:
     seconds: float = 0.0
     publish_seconds: float = 0.0
     flow_run: str | None = None  # the Prefect flow run's name (None without Prefect)
+    prefect_api: str | None = None  # the Prefect API the CLI ran it on (flows/prefect_server)
 
     @property
     def failed_sources(self) -> list[str]:
@@ -297,7 +297,7 @@ def _fetch_threads(
             on_fetched(name, result)
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, min(8, len(names)))) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, min(FETCH_WORKERS, len(names)))) as pool:
         return dict(zip(names, pool.map(one, names), strict=True))
 
 
@@ -326,10 +326,14 @@ SOURCE_FAILED = "SourceFailed"  # name of the Failed state of an expected source
 PUBLISH_REFUSED = "PublishRefused"  # ... of a publish a check or the curated data refused
 
 
-def _retry_only_raised(task: Any, task_run: Any, state: Any) -> bool:
-    """Retry a task that raised (an unexpected exception), never one that returned its own
-    Failed state (an expected failure, already retried where retrying helps)."""
-    return state.name != SOURCE_FAILED
+def _never(task: Any, task_run: Any, state: Any) -> bool:
+    """The retry condition of every task here: never retry (see the module doc).
+
+    Tasks declare retries=1 with this condition rather than retries=0: with retries=0, prefect
+    3.8 logs a returned Failed state as "Task run failed with state ..." plus an empty
+    traceback ("NoneType: None"). With the condition, Prefect logs no traceback for a raised
+    exception either: the tasks log a bug's traceback themselves."""
+    return False
 
 
 def _failed(exc: BaseException, name: str = SOURCE_FAILED) -> Any:
@@ -341,15 +345,20 @@ def _failed(exc: BaseException, name: str = SOURCE_FAILED) -> Any:
     return Failed(name=name, message=shorten(f"{type(exc).__name__}: {exc}", 300), data=exc)
 
 
-@task(name="fetch", retries=FETCH_RETRIES, retry_delay_seconds=FETCH_RETRY_DELAY_S,
-      retry_condition_fn=_retry_only_raised, task_run_name="fetch-{name}",
-      cache_policy=NO_CACHE)
+@task(name="fetch", retries=1, retry_condition_fn=_never, task_run_name="fetch-{name}",
+      cache_policy=NO_CACHE, persist_result=False)
 def fetch_task(name: str) -> pipeline.Fetched:
-    """One source's live fetch; an expected failure is a returned SourceFailed state."""
+    """One source's live fetch; an expected failure is a returned SourceFailed state, a bug
+    raises (logged with its traceback, not retried)."""
+    from prefect import get_run_logger
+
     try:
         return pipeline.fetch_source(name)
     except SourceError as exc:
         return _failed(exc)  # type: ignore[no-any-return]
+    except Exception:
+        get_run_logger().exception("fetch of %s failed unexpectedly", name)
+        raise
 
 
 def _fetch_prefect(
@@ -357,9 +366,7 @@ def _fetch_prefect(
 ) -> dict[str, pipeline.Fetched | BaseException]:
     from prefect.futures import as_completed
 
-    task_ = fetch_task.with_options(retries=FETCH_RETRIES,
-                                    retry_delay_seconds=FETCH_RETRY_DELAY_S)
-    futures = {name: task_.submit(name) for name in names}
+    futures = {name: fetch_task.submit(name) for name in names}
     by_future = {id(fut): name for name, fut in futures.items()}
     out: dict[str, pipeline.Fetched | BaseException] = {}
     for fut in as_completed(list(futures.values())):
@@ -376,12 +383,8 @@ def _fetch_prefect(
     return {name: out[name] for name in names}
 
 
-# retries=1 with a condition that never retries: with retries=0, prefect 3.8 logs a returned
-# Failed state as "Task run failed with state ..." plus an empty traceback ("NoneType: None").
-# With the condition, Prefect logs no traceback for a raised exception either: a bug's is
-# logged here.
-@task(name="publish", cache_policy=NO_CACHE, retries=1,
-      retry_condition_fn=lambda task, task_run, state: False)
+@task(name="publish", cache_policy=NO_CACHE, persist_result=False, retries=1,
+      retry_condition_fn=_never)
 def publish_task(data_dir: Path, allow_shrink: bool = False) -> pipeline.PublishResult:
     """Build, check, swap in, export. A refused publish (a check found rows, a curated file is
     unusable) is a returned Failed state with its one-line reason; a bug raises, logged with
@@ -432,7 +435,8 @@ def final_state(summary: RunSummary) -> Any:
     return Failed(message=verdict, data=RefreshFailedError(verdict, summary))
 
 
-@flow(name="refresh", task_runner=ThreadPoolTaskRunner(max_workers=4), log_prints=True)
+@flow(name="refresh", task_runner=ThreadPoolTaskRunner(max_workers=FETCH_WORKERS), log_prints=True,
+      persist_result=False)
 def refresh(names: list[str] | None = None, data_dir: str | None = None,
             kind: str | None = None, allow_shrink: bool = False) -> RunSummary:
     """Fetch the sources (`names`, else those of `kind` "prices" or "specs", else all), load,
