@@ -26,16 +26,13 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install -qq --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
-# Through Prefect, on a long-lived local Prefect server started in the background on first
-# use (`gpucost server start`; `gpucost server stop` stops it): a temporary server per run
-# costs more than the offline refresh itself. GPUCOST_PREFECT_SERVER=temporary skips it (Prefect then
-# starts a temporary server for the run); with PREFECT_API_URL set, that server is used.
-GPUCOST_PREFECT_SERVER ?= local
+# Through Prefect, on a long-lived local Prefect server, started in the background on first
+# use (`gpucost server stop` stops it; flows/prefect_server.py): a temporary server per run
+# costs more than the offline refresh itself. GPUCOST_PREFECT_SERVER=temporary makes Prefect
+# start a temporary one for the run instead; PREFECT_API_URL, when set, names the server to use.
+refresh: export GPUCOST_PREFECT_SERVER ?= local
 refresh: $(STAMP)
 	mkdir -p "$(PREFECT_HOME)"
-	@if [ "$(GPUCOST_PREFECT_SERVER)" = local ] && [ -z "$$PREFECT_API_URL" ]; then \
-		$(BIN)/gpucost server start --quiet || echo "note: no local Prefect server; a temporary one runs"; \
-	fi
 	$(BIN)/gpucost refresh
 
 test: $(STAMP) chromium

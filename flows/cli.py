@@ -138,12 +138,12 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     progress = for_terminal()
     try:
         if args.no_prefect:
-            from gpucost.flows.refresh import refresh_plain
+            from gpucost.flows.refresh_run import refresh_plain
 
             summary = refresh_plain(args.source, kind=args.kind, progress=progress,
                                     allow_shrink=args.allow_shrink)
         else:
-            from gpucost.flows.refresh import refresh_plain
+            from gpucost.flows.refresh_run import refresh_plain
 
             if progress:
                 progress.step("starting Prefect")
@@ -298,8 +298,42 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _exit_now(code: int) -> NoReturn:
+    """Exit the `gpucost refresh` process without tearing the interpreter down.
+
+    Everything a normal exit does first is done here, in the same order: join the non-daemon
+    threads and run the threading exit hooks (Prefect drains its log and event queues to the
+    API there), run the atexit functions (logging.shutdown flushes every handler), flush
+    stdout and stderr. What is skipped is freeing every object of every module one by one,
+    which took 0.4-0.6 s after a refresh through Prefect (about 180,000 objects) on a 2-core
+    machine. Every file and DuckDB connection of a refresh is closed by then (context
+    managers), and the writer lock released."""
+    import atexit
+    import os
+    import threading
+
+    shutdown = getattr(threading, "_shutdown", None)
+    run_exitfuncs = getattr(atexit, "_run_exitfuncs", None)
+    if shutdown is None or run_exitfuncs is None:  # another Python: the ordinary exit
+        sys.exit(code)
+    shutdown()
+    run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if argv is None and args.func is cmd_refresh:  # the `gpucost refresh` process itself
+        _exit_now(_run(args))
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
     except KeyError as exc:  # unknown source name

@@ -3,16 +3,17 @@
 Without PREFECT_API_URL, every Prefect run would start a temporary server of its own (a
 uvicorn subprocess on the SQLite database under PREFECT_HOME) and stop it at exit: about 3 s
 per run on an existing database and 10 s or more on a new one, which is more than the whole
-offline refresh. So `make refresh` first runs `gpucost server start`, which starts
-`prefect server start` once, in the background, on a free loopback port, with its log in
-`$PREFECT_HOME/gpucost-server.log`, and records its address in
-`$PREFECT_HOME/gpucost-server.json`. Later starts find it running and return at once.
+offline refresh. `gpucost server start` starts `prefect server start` once, in the
+background, on a free loopback port, with its log in `$PREFECT_HOME/gpucost-server.log`,
+and records its address in `$PREFECT_HOME/gpucost-server.json`; a later start finds it
+running and returns at once.
 
 `gpucost refresh` (through Prefect) uses, in this order:
 
 1. PREFECT_API_URL when it is set (environment or Prefect profile): a server you operate;
-2. the server recorded under PREFECT_HOME, when it answers its health check;
-3. else Prefect's temporary server for this one run (as before);
+2. the local server recorded under PREFECT_HOME, when it answers its health check; with
+   GPUCOST_PREFECT_SERVER=local (as `make refresh` sets it) it is started when none runs;
+3. else Prefect's temporary server for this one run (GPUCOST_PREFECT_SERVER=temporary: always);
 4. and when no Prefect API can be reached or started, the same steps without Prefect.
 
 `gpucost server stop` stops the recorded server (SIGTERM to its process group, then SIGKILL
@@ -125,22 +126,66 @@ def configured_api_url() -> str | None:
     return PREFECT_API_URL.value() or None
 
 
-@contextlib.contextmanager
-def api_for_refresh() -> Iterator[str | None]:
-    """Inside the block, Prefect talks to the configured API, else to the running recorded
-    server; yields its URL, or None when Prefect will start a temporary server."""
-    url = configured_api_url()
-    if url:
-        yield url
-        return
-    info = running()
-    if info is None:
-        yield None
-        return
-    from prefect.settings import PREFECT_API_URL, temporary_settings
+MODE_VAR = "GPUCOST_PREFECT_SERVER"  # local | temporary | unset (see api_for_refresh)
+HEARTBEAT_VARS = ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY")
 
-    with temporary_settings(updates={PREFECT_API_URL: info.url}):
-        yield info.url
+
+def _say(text: str) -> None:
+    """A line on stderr, through the console a refresh's progress display uses."""
+    from gpucost.flows.progress import console_for
+
+    console_for().print(text, soft_wrap=True)
+
+
+@contextlib.contextmanager
+def api_for_refresh(mode: str | None = None) -> Iterator[str | None]:
+    """Inside the block, Prefect talks to the configured API, else to the local server;
+    yields its URL, or None when Prefect will start a temporary server for the run.
+
+    `mode` (default: GPUCOST_PREFECT_SERVER) says what to do without PREFECT_API_URL:
+    "local" starts the local server when none runs (`make refresh` sets it), "temporary"
+    never uses it, anything else (unset) uses it when it runs.
+
+    Flow run heartbeats are off inside the block unless PREFECT_FLOWS_HEARTBEAT_FREQUENCY is
+    set: prefect 3.8 sends one every 180 s by default, and ending its thread costs every flow
+    run about 1 s (it sleeps in 1 s steps). A heartbeat lets an automation mark a run whose
+    process died as crashed; a `gpucost refresh` in the foreground shows its own death.
+    Deployments (`gpucost serve`) keep the default."""
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    mode = (os.environ.get(MODE_VAR, "") if mode is None else mode).strip().lower()
+    updates: dict = {}
+    if not any(os.environ.get(name) for name in HEARTBEAT_VARS):
+        updates[PREFECT_FLOWS_HEARTBEAT_FREQUENCY] = None
+    url = configured_api_url()
+    if not url and mode != "temporary":
+        info = running()
+        if info is None and mode == "local":
+            try:
+                info, _ = start()
+                _say(f"started a local Prefect server at {info.url} (pid {info.pid}; it keeps "
+                     "running for the next refreshes: `gpucost server stop` stops it)")
+            except ServerStartError as exc:
+                _say(f"warning: {exc}; a temporary Prefect server runs this refresh")
+        if info is not None:
+            url = info.url
+            use_api_url(url)
+    with temporary_settings(updates=updates):
+        yield url
+
+
+def use_api_url(url: str) -> None:
+    """Point this process's Prefect (and the processes it starts) at `url`.
+
+    Prefect's background services (the worker that ships logs to the API, the events
+    client) run in threads that do not inherit a `temporary_settings` block: they read the
+    process-wide settings, and with no API URL there they start a temporary server of their
+    own (measured: 2.7 s, and the logs went to it). So the URL goes into the environment and
+    the process-wide settings are rebuilt from it, as Prefect does after its plugins run."""
+    from prefect.context import refresh_global_settings_context
+
+    os.environ["PREFECT_API_URL"] = url
+    refresh_global_settings_context()
 
 
 @contextlib.contextmanager
