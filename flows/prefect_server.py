@@ -17,7 +17,9 @@ running and returns at once.
 4. and when no Prefect API can be reached or started, the same steps without Prefect.
 
 `gpucost server stop` stops the recorded server (SIGTERM to its process group, then SIGKILL
-after 10 s); `gpucost server status` prints its address and exits 0 when it answers, else 1.
+after 10 s); `gpucost server status` prints its address and exits 0 when it answers, else 1
+(`--url`: the API URL alone, e.g. `PREFECT_API_URL=$(gpucost server status --url) prefect
+deployment run refresh/prices`).
 The server holds about 240 MB of memory while it runs. Its UI is at the recorded address
 without the `/api` suffix.
 """
@@ -313,6 +315,9 @@ def cmd_server(args: argparse.Namespace) -> int:
               else f"no Prefect server recorded under {home}")
         return EXIT_OK
     info = running(home)
+    if info and args.url:
+        print(info.url)
+        return EXIT_OK
     if info:
         print(f"running at {info.url} (pid {info.pid}, since {info.started_at}; "
               f"UI {info.url.removesuffix('/api')}; log {info.log})")
@@ -330,4 +335,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     s.add_argument("action", choices=("start", "stop", "status"))
     s.add_argument("--quiet", "-q", action="store_true",
                    help="start: print nothing when the server already runs")
+    s.add_argument("--url", action="store_true",
+                   help="status: print only the API URL (for PREFECT_API_URL=...)")
     s.set_defaults(func=cmd_server)
