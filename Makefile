@@ -74,4 +74,5 @@ lock:
 	rm -rf .lockenv
 
 clean:
+	-test ! -x $(BIN)/gpucost || $(BIN)/gpucost server stop  # the local Prefect server, if any
 	rm -rf $(VENV) warehouse/data
