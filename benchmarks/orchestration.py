@@ -42,8 +42,11 @@ RunStep = Callable[..., dict]
 # ---- steps (run in a child process by benchmarks.bench --step orch ...) ---------------------
 def step(args: list[str]) -> dict:
     kind, *rest = args
-    if kind == "loopback":
-        return _step_loopback(Path(rest[0]), rest[1])
+    if kind == "loopback":  # ends the process as `gpucost refresh` does (flows/cli._exit_now)
+        from gpucost.flows.cli import _exit_now
+
+        print(json.dumps(_step_loopback(Path(rest[0]), rest[1])))
+        _exit_now(0)
     if kind == "costs":
         return _step_costs()
     raise ValueError(kind)
@@ -63,11 +66,13 @@ def _step_loopback(data: Path, mode: str) -> dict:
             from gpucost.flows.refresh_run import refresh_plain
 
             summary = refresh_plain(names, data_dir=data)
-        else:
+        else:  # as `gpucost refresh` runs it (the server PREFECT_API_URL names)
+            from gpucost.flows.prefect_server import api_for_refresh
             from gpucost.flows.refresh import RefreshFailedError, refresh
 
             try:
-                summary = refresh(names, data_dir=str(data))
+                with api_for_refresh():
+                    summary = refresh(names, data_dir=str(data))
             except RefreshFailedError as exc:
                 summary = exc.summary
         seconds = time.perf_counter() - t
@@ -215,6 +220,15 @@ def measure(work: Path, run_step: RunStep, log: Callable[[str], None]) -> dict:
         out["offline_plain"] = _median_of(off["plain"])
         out["offline_prefect"] = _median_of(off["prefect"])
 
+        log("orchestration: what importing Prefect costs a process ...")
+        imports: dict[str, list[dict]] = {"core": [], "flow": []}
+        for _ in range(RUNS):
+            for key, module in (("core", "refresh_run"), ("flow", "refresh")):
+                imports[key].append(_process(
+                    [sys.executable, "-c", f"import gpucost.flows.{module}"], env))
+        out["import_refresh_run"] = _median_of(imports["core"])  # the plain path
+        out["import_refresh_flow"] = _median_of(imports["flow"])  # ... plus Prefect
+
         log(f"orchestration: `gpucost sql` round trip, {SQL_RUNS} runs per mode ...")
         db = work / "offline" / "gpucost.duckdb"
         bare = [sys.executable, "-c",
@@ -269,7 +283,10 @@ def markdown(o: dict) -> str:
               f"after another, {c['task_run_concurrent_ms']:.0f} ms each when "
               f"{c['tasks_per_flow']} are submitted at once (8 threads). `gpucost server "
               f"start`: {o['server_start_new_db_s']:.1f} s on a new database, "
-              f"{o['server_start_existing_db_s']:.1f} s on an existing one."]
+              f"{o['server_start_existing_db_s']:.1f} s on an existing one. Importing the "
+              f"flow module (Prefect included) takes a process "
+              f"{o['import_refresh_flow']['wall_seconds']:.2f} s, the plain path's module "
+              f"{o['import_refresh_run']['wall_seconds']:.2f} s."]
     return "\n".join(lines)
 
 
