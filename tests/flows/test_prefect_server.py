@@ -63,3 +63,23 @@ def test_a_temporary_mode_never_uses_the_local_server(home, monkeypatch):
     monkeypatch.setattr(prefect_server, "running", lambda home=None: pytest.fail("looked"))
     with prefect_server.api_for_refresh("temporary") as url:
         assert url is None
+
+
+def test_the_refresh_process_exits_with_its_output_flushed(tmp_path):
+    """`gpucost refresh` ends its process without interpreter teardown (flows/cli._exit_now):
+    its piped output still arrives whole, and its exit code is the refresh's."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from gpucost.catalog import sources
+
+    env = {**os.environ, "GPUCOST_DATA_DIR": str(tmp_path / "data")}
+    for name in [*sources.names(), "crosscheck_cloudgpus"]:
+        env[f"GPUCOST_SOURCE_URL_{name.upper()}"] = f"http://{name}.gpucost-offline.invalid/x"
+    gpucost = Path(sys.executable).with_name("gpucost")
+    done = subprocess.run([str(gpucost), "refresh", "--no-prefect", "--strict"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stderr  # published; every source failed (--strict)
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("run ") and "unreachable (offline?)" in lines[-1]
