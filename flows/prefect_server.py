@@ -183,7 +183,8 @@ def use_api_url(url: str) -> None:
     client) run in threads that do not inherit a `temporary_settings` block: they read the
     process-wide settings, and with no API URL there they start a temporary server of their
     own (measured: 2.7 s, and the logs went to it). So the URL goes into the environment and
-    the process-wide settings are rebuilt from it, as Prefect does after its plugins run."""
+    the process-wide settings are rebuilt from it, as Prefect does after its plugins run.
+    It stays set for the rest of the process (a `gpucost refresh` or `serve` process)."""
     from prefect.context import refresh_global_settings_context
 
     os.environ["PREFECT_API_URL"] = url
