@@ -26,6 +26,11 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install -qq --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
+# Through Prefect, on a long-lived local Prefect server, started in the background on first
+# use (`gpucost server stop` stops it; flows/prefect_server.py): a temporary server per run
+# costs more than the offline refresh itself. GPUCOST_PREFECT_SERVER=temporary makes Prefect
+# start a temporary one for the run instead; PREFECT_API_URL, when set, names the server to use.
+refresh: export GPUCOST_PREFECT_SERVER ?= local
 refresh: $(STAMP)
 	mkdir -p "$(PREFECT_HOME)"
 	$(BIN)/gpucost refresh
@@ -69,4 +74,5 @@ lock:
 	rm -rf .lockenv
 
 clean:
+	-test ! -x $(BIN)/gpucost || $(BIN)/gpucost server stop  # the local Prefect server, if any
 	rm -rf $(VENV) warehouse/data

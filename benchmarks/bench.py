@@ -7,7 +7,9 @@ Measures, and writes to benchmarks/RESULTS.md:
      history of N observation rows; a full rebuild (publish only) at each size;
   3. p50/p95 latency of the queries the report and a dashboard make, on the published file;
   4. peak memory (max RSS) of every measured step (each step runs in its own process);
-  5. orchestration overhead: the same refresh as plain function calls vs through Prefect.
+  5. orchestration overhead (benchmarks/orchestration.py): refreshes through Prefect vs the
+     same steps as plain calls, loopback and offline; `gpucost sql` vs bare DuckDB; the cost
+     of a flow run and a task run against a running Prefect server.
 Nothing here runs in the test suite.
 """
 
@@ -25,6 +27,8 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+
+from benchmarks import orchestration
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -182,42 +186,6 @@ def step_parse(repeat: int) -> dict:
     return out
 
 
-def step_orchestration(data: Path, mode: str) -> dict:
-    """A live refresh of every source from a loopback server holding the recorded files."""
-    import fault_matrix as fm  # tests/support/fault_matrix.py: the loopback server
-    from gpucost.catalog import sources
-
-    bodies = {"lambda": SNAPSHOT[0][1].read_bytes(), "azure": SNAPSHOT[1][1].read_bytes(),
-              "skypilot": SNAPSHOT[2][1].read_bytes()}
-    doc = json.loads(bodies["azure"])
-    doc["NextPageLink"] = None
-    bodies["azure"] = json.dumps(doc).encode()
-    os.environ["GPUCOST_SOURCE_PARTS_SKYPILOT"] = "lambda"
-
-    def route(path: str):
-        top = path.lstrip("/").split("/", 1)[0]
-        if top in bodies:
-            return 200, {}, bodies[top]
-        return 404, {}, b""
-
-    names = [n for n in sources.names() if n in bodies]
-    with fm.fault_server(route) as base:
-        for n in names:
-            os.environ[f"GPUCOST_SOURCE_URL_{n.upper()}"] = f"{base}/{n}/feed"
-        t = time.perf_counter()
-        if mode == "plain":
-            from gpucost.flows.refresh import refresh_plain
-
-            summary = refresh_plain(names, data_dir=data)
-        else:
-            from gpucost.flows.refresh import refresh
-
-            summary = refresh(names, data_dir=str(data))
-        seconds = time.perf_counter() - t
-    return {"seconds": seconds, "published": summary.published,
-            "statuses": {s.source: s.status for s in summary.sources}}
-
-
 # ---- driver --------------------------------------------------------------------------------
 def run_step(*args: str, env: dict | None = None) -> dict:
     """Run one step in a child process; returns its result plus wall time and peak RSS."""
@@ -267,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=30, help="runs per query for p50/p95")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "RESULTS.md"))
     p.add_argument("--no-prefect", action="store_true", help="skip the Prefect measurement")
+    p.add_argument("--only-orchestration", action="store_true",
+                   help="measure the orchestration figures only (prints them; RESULTS.md is "
+                        "left as it is)")
     p.add_argument("--step", nargs="+", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
 
@@ -279,11 +250,18 @@ def main(argv: list[str] | None = None) -> int:
             "rebuild": lambda: step_rebuild(data),
             "queries": lambda: step_queries(data, int(rest[1])),
             "parse": lambda: step_parse(int(rest[0])),
-            "orchestration": lambda: step_orchestration(data, rest[1]),
+            "orch": lambda: orchestration.step(rest),
         }[name]()
         print(json.dumps(result, default=str))
         return 0
 
+    if args.only_orchestration:
+        work = Path(tempfile.mkdtemp(prefix="gpucost-bench-"))
+        try:
+            orchestration.main_only(run_step, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return 0
     if not PRICES.is_dir():
         print(f"recorded data not found at {PRICES}", file=sys.stderr)
         return 2
@@ -310,17 +288,9 @@ def main(argv: list[str] | None = None) -> int:
             r["queries"] = run_step("queries", str(d), str(args.repeat))
             results["sizes"][n] = r
             shutil.rmtree(d, ignore_errors=True)
-        print("orchestration ...", file=sys.stderr)
-        results["orchestration"] = {"plain": run_step("orchestration", str(work / "o1"), "plain")}
         if not args.no_prefect:
-            prefect_home = work / "prefect"
-            prefect_home.mkdir()
-            env = {"PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-                   "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120"}
-            results["orchestration"]["prefect_first"] = run_step(
-                "orchestration", str(work / "o2"), "prefect", env=env)
-            results["orchestration"]["prefect_warm"] = run_step(
-                "orchestration", str(work / "o3"), "prefect", env=env)
+            results["orchestration"] = orchestration.measure(
+                work, run_step, lambda text: print(text, file=sys.stderr))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results["finished"] = datetime.now(UTC).isoformat()

@@ -1,4 +1,12 @@
-"""Polite HTTP for live sources: timeouts, bounded retries on 429/5xx, a size cap, a UA.
+"""Polite HTTP for live sources: timeouts, bounded retries on 408/429/5xx, a size cap, a UA.
+
+Retry policy (the only retry layer of a fetch: the Prefect task does not retry it again):
+a failure that retrying can fix is retried `retries` times (3 by default) with exponential
+backoff (1, 2, 4 s by default, or the Retry-After a 429/503 states, at most 30 s), all within
+the fetch's deadline: HTTP 408, 429, 500, 502, 503, 504, a timeout, a connection reset or
+dropped, a body cut off mid-way. A failure that retrying cannot fix fails at once: a failed
+DNS lookup, a refused connection (nothing listens there), a TLS or certificate error, any other
+4xx status, a redirect off the host, a body over the size cap.
 
 Every live endpoint can be overridden with GPUCOST_SOURCE_URL_<NAME> (tests and mirrors
 point a source at a local server that way).
@@ -35,7 +43,7 @@ secrets.install_log_redaction()
 USER_AGENT = "gpucost/0.1 (+https://github.com/gpucost/gpucost; open GPU price research)"
 DEFAULT_TIMEOUT = (5.0, 30.0)  # connect, read (seconds)
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 30.0
 # scraped HTML pages: at most one request per host per this many seconds (politeness)
 HTML_MIN_INTERVAL_S = 2.0
@@ -188,15 +196,22 @@ def source_url(name: str, default: str) -> str:
 
 
 def _describe(exc: BaseException) -> tuple[str, bool]:
-    """A one-line reason for a connection failure, and whether retrying can help."""
+    """A one-line reason for a connection failure, and whether retrying can help.
+
+    Not retried: a failed DNS lookup (offline, or an unknown host), a refused connection
+    (nothing listens on that port) and a TLS or certificate error: each fails the same way a
+    second later. Retried: timeouts, resets and other dropped connections."""
     reason = getattr(exc.args[0], "reason", None) if exc.args else None
     if isinstance(reason, NameResolutionError):
         return "DNS lookup failed (no network or unknown host)", False
+    if isinstance(exc, requests.exceptions.SSLError):
+        text = " ".join(str(reason or exc).split())
+        return f"TLS error: {text[:200]}", False
     if isinstance(exc, requests.Timeout):
         return f"timed out ({type(exc).__name__})", True
     text = str(reason or exc)
     if "Connection refused" in text:
-        return "connection refused", True
+        return "connection refused", False
     if "reset" in text.lower():
         return "connection reset", True
     return f"{type(exc).__name__}: {text[:200]}", True
@@ -232,10 +247,11 @@ def fetch(
 ) -> Payload:
     """Fetch one URL into a Payload, or raise a named FetchError.
 
-    Retries (with exponential backoff, honouring Retry-After) only on 429 and 5xx statuses
-    and on transient connection errors (timeouts, resets, refusals); a failed DNS lookup and
-    any other 4xx fail at once. The body is streamed and refused
-    once it exceeds `max_bytes` (after decoding), so a 1 GB response never reaches memory.
+    Retries (with exponential backoff, honouring Retry-After) only on 408, 429 and 5xx
+    statuses and on transient connection errors (timeouts, resets); a failed DNS lookup, a
+    refused connection, a TLS error and any other 4xx fail at once (module doc). The body is
+    streamed and refused once it exceeds `max_bytes` (after decoding), so a 1 GB response
+    never reaches memory.
     Redirects are followed only on the same host (or a host in `allow_hosts`), at most
     MAX_REDIRECTS; `deadline` (a time.monotonic() value, see deadline_after) bounds the
     whole call, robots.txt, retries and waits included.

@@ -7,332 +7,71 @@ and a verdict (`RunSummary.verdict()`, e.g. "0 of 15 live sources refreshed; 15 
 
 How failures show in Prefect (measured on prefect 3.8):
 
-- An expected source failure (a catalog SourceError: unreachable, HTTP status, empty, parse...)
-  is not raised inside the fetch task: the task returns a Failed state named "SourceFailed"
-  whose message is the one-line error (and whose data is the error). The task run is red in
-  the UI with that message, and Prefect logs no traceback for it. Raising would make Prefect
-  log the whole exception chain, twice with a retry. catalog/http.py already retries 429/5xx
-  and transient connection errors with backoff, so a SourceFailed fetch is not retried again
-  by Prefect; an unexpected exception (a bug) is raised, retried once, and logged with its
-  traceback.
+- Two task runs per refresh, whatever the number of sources: `fetch` (every source's fetch,
+  concurrently, in the same threads as the plain path) and `publish`. Each source's outcome
+  is in the run's `refresh-summary` table artifact; each failed source is one warning line
+  of the fetch task run's log, with its one-line error (no traceback). A task run costs
+  about 100 ms against a local server, and concurrent ones are no faster (docs/operations.md,
+  What orchestration costs): one per source would add about 1.5 s to every refresh.
+- Retries have one layer: catalog/http.py retries what retrying can fix (408/429/5xx,
+  timeouts, resets) with exponential backoff, and fails at once on what it cannot (DNS,
+  refused connection, TLS, other 4xx). Prefect never retries a task: the fetches were
+  already retried where that helps, and a bug fails the same way again (its traceback is
+  logged once).
 - The flow run's final state carries the verdict as its message: Completed when at least one
   live source was refreshed and the warehouse was published, else Failed (the publish of the
   curated and last good data still happens: invariant 1), so an automation can trigger on a
   run that refreshed nothing. Calling `refresh()` directly then raises RefreshFailedError,
   which holds the RunSummary; the CLI asks for the state (`return_state=True`) instead.
 
-`refresh_plain` runs the same steps as plain function calls (no Prefect), for benchmarks and
-for environments without a Prefect API.
+The sequence itself, its summary and `refresh_plain` (the same steps as plain function calls,
+`gpucost refresh --no-prefect`) live in flows/refresh_run.py, which never imports Prefect;
+this module adds the Prefect tasks and flow around the same `run_refresh`.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from gpucost.catalog.records import SourceError
 from gpucost.flows import pipeline
 from gpucost.flows.progress import FetchProgress
-from gpucost.warehouse import data_dir as default_data_dir
-from gpucost.warehouse.publish import serving_path, writer_lock
-from gpucost.warehouse.store import LoadOutcome, RawStore
+from gpucost.flows.refresh_run import (  # noqa: F401  (re-exported: the names tests use)
+    FETCH_WORKERS,
+    FETCHED,
+    REFRESHED,
+    FetchAll,
+    OnFetched,
+    RefreshFailedError,
+    RunSummary,
+    SourceSummary,
+    _fetch_threads,
+    _names,
+    refresh_plain,
+    run_refresh,
+)
+from prefect import flow, task
+from prefect.artifacts import create_table_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.task_runners import ThreadPoolTaskRunner
 
-log = logging.getLogger(__name__)
-
-FETCH_RETRIES = 1
-FETCH_RETRY_DELAY_S = 5
-
-
-FETCHED = ("live", "unchanged", "failed", "stale")  # statuses of a source fetched in this run
-REFRESHED = ("live", "unchanged")
-
-
-@dataclass
-class SourceSummary:
-    source: str
-    # live | unchanged | failed | stale (failed, older data still in force)
-    # | curated (reference prices from the catalog) | not run (data in force, not fetched now)
-    status: str
-    rows_loaded: int = 0
-    rows_rejected: int = 0
-    payloads: int = 0
-    error_type: str | None = None
-    error: str | None = None
-    rows_in_force: int | None = None
-    data_age_days: float | None = None
-    # live | replayed | mixed | curated: where the data in force came from (source_health)
-    data_origin: str | None = None
-    kind: str = ""  # prices | specs (the source's kind)
+PUBLISH_REFUSED = "PublishRefused"  # the Failed state of a publish a check or curated data refused
 
 
-class RefreshFailedError(Exception):
-    """The refresh flow ended Failed: nothing live was refreshed, or nothing was published.
+def _never(task: Any, task_run: Any, state: Any) -> bool:
+    """The retry condition of every task here: never retry (see the module doc).
 
-    `summary` is the run's RunSummary (the curated and last good data may still have been
-    published: `summary.published`)."""
-
-    def __init__(self, verdict: str, summary: RunSummary) -> None:
-        super().__init__(verdict, summary)
-        self.verdict = verdict
-        self.summary = summary
-
-    def __str__(self) -> str:
-        return self.verdict
+    Tasks declare retries=1 with this condition rather than retries=0: with retries=0, prefect
+    3.8 logs a returned Failed state as "Task run failed with state ..." plus an empty
+    traceback ("NoneType: None"). With the condition, Prefect logs no traceback for a raised
+    exception either: the tasks log a bug's traceback themselves."""
+    return False
 
 
-def _days(age: float | None) -> str:
-    return f"{age:.1f} days old" if age is not None else "of unknown age"
-
-
-@dataclass
-class RunSummary:
-    run_id: str
-    started_at: datetime
-    sources: list[SourceSummary] = field(default_factory=list)
-    published: bool = False
-    publish_error: str | None = None
-    export_error: str | None = None  # published, but the exports stay at the previous publish
-    mart_rows: dict[str, int] = field(default_factory=dict)
-    seconds: float = 0.0
-    publish_seconds: float = 0.0
-    flow_run: str | None = None  # the Prefect flow run's name (None without Prefect)
-
-    @property
-    def failed_sources(self) -> list[str]:
-        return [s.source for s in self.sources if s.status in ("failed", "stale")]
-
-    @property
-    def fetched(self) -> list[SourceSummary]:
-        """The sources fetched live in this run."""
-        return [s for s in self.sources if s.status in FETCHED]
-
-    @property
-    def refreshed(self) -> list[SourceSummary]:
-        """The sources whose live fetch succeeded in this run (new or unchanged data)."""
-        return [s for s in self.sources if s.status in REFRESHED]
-
-    @property
-    def succeeded(self) -> bool:
-        """Published, and at least one live source refreshed (when any was fetched): the
-        flow run ends Completed; otherwise Failed."""
-        return self.published and (bool(self.refreshed) or not self.fetched)
-
-    def verdict(self) -> str:
-        """One line that says what happened, e.g. "3 of 14 live sources refreshed; 11
-        unreachable; serving reference prices 102.4 days old"."""
-        fetched, ok = self.fetched, self.refreshed
-        failed = [s for s in fetched if s.status in ("failed", "stale")]
-        unreachable = [s for s in failed if s.error_type == "UnreachableError"]
-        other = [s for s in failed if s.error_type != "UnreachableError"]
-        n = len(fetched)
-        parts = [f"{len(ok)} of {n} live source{'s' if n != 1 else ''} refreshed"]
-        partial = [s for s in ok if s.error_type]
-        if partial:
-            parts[0] += f" ({len(partial)} with failed parts)"
-        if unreachable:
-            parts.append(f"{len(unreachable)} unreachable"
-                         + (" (offline?)" if not ok and not other else ""))
-        if other:
-            types = sorted({s.error_type or "error" for s in other})
-            parts.append(f"{len(other)} failed ({', '.join(types)})")
-        stale = [s for s in failed if s.status == "stale"]
-        if stale:
-            ages = [s.data_age_days for s in stale if s.data_age_days is not None]
-            parts.append(f"{len(stale)} serving their last good data"
-                         + (f" (up to {max(ages):.1f} days old)" if ages else ""))
-        reference = next((s for s in self.sources if s.status == "curated"), None)
-        prices = [s for s in fetched if s.kind == "prices"]
-        if reference and prices and not any(s.status in REFRESHED for s in prices):
-            parts.append(f"serving reference prices {_days(reference.data_age_days)}")
-        if not self.published:
-            parts.append("NOT published (the previous warehouse stays)")
-        return "; ".join(parts)
-
-    def table(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "source": s.source, "status": s.status, "rows_loaded": s.rows_loaded,
-                "rows_rejected": s.rows_rejected, "rows_in_force": s.rows_in_force,
-                "data_age_days": None if s.data_age_days is None else round(s.data_age_days, 1),
-                "data_origin": s.data_origin,
-                "error": f"{s.error_type}: {s.error}" if s.error_type else "",
-            }
-            for s in self.sources
-        ]
-
-
-def _kind(source: str) -> str:
-    from gpucost.catalog import sources
-
-    try:
-        return sources.get(source).kind
-    except KeyError:
-        return "prices" if source == "reference" else ""
-
-
-def _summarise(source: str, outcomes: list[LoadOutcome]) -> SourceSummary:
-    failed = [o for o in outcomes if o.status == "failed"]
-    loaded = [o for o in outcomes if o.status in ("ok", "replayed")]
-    status = "failed" if failed and not loaded else ("live" if loaded else "unchanged")
-    first = failed[0] if failed else None
-    return SourceSummary(
-        source=source, status=status, payloads=len(outcomes),
-        rows_loaded=sum(o.rows_loaded for o in outcomes),
-        rows_rejected=sum(o.rows_rejected for o in outcomes),
-        error_type=first.error_type if first else None,
-        error=first.error if first else None,
-        kind=_kind(source),
-    )
-
-
-def _attach_health(summary: RunSummary, data_dir: Path) -> None:
-    """Fill rows in force / age / origin from the published source_health mart; mark stale
-    sources (failed now, older data still in force)."""
-    import duckdb
-
-    path = serving_path(data_dir)
-    if not path.exists():
-        return
-    con = duckdb.connect(str(path), read_only=True)
-    try:
-        health = {
-            row[0]: row[1:]
-            for row in con.execute(
-                "select source, rows_in_force, data_age_days, data_origin from source_health"
-            ).fetchall()
-        }
-    except duckdb.Error:
-        return
-    finally:
-        con.close()
-    for s in summary.sources:
-        if s.source in health:
-            s.rows_in_force, s.data_age_days, s.data_origin = health[s.source]
-            if s.status == "failed" and (s.rows_in_force or 0) > 0:
-                s.status = "stale"
-    # sources not fetched in this run whose data is in force (the curated reference prices)
-    ran = {s.source for s in summary.sources}
-    for source, (rows, age, origin) in sorted(health.items()):
-        if source not in ran and rows:
-            summary.sources.append(SourceSummary(
-                source=source, status="curated" if source == "reference" else "not run",
-                rows_in_force=rows, data_age_days=age, data_origin=origin,
-                kind=_kind(source)))
-
-
-OnFetched = Callable[[str, "pipeline.Fetched | BaseException"], None]
-FetchAll = Callable[[list[str], OnFetched | None], dict[str, pipeline.Fetched | BaseException]]
-
-
-def run_refresh(
-    names: list[str],
-    fetch_all: FetchAll,
-    data_dir: Path | None = None,
-    publish_step: Callable[[Path], pipeline.PublishResult] = pipeline.publish,
-    progress: FetchProgress | None = None,
-) -> RunSummary:
-    """The refresh sequence around an injected concurrent fetcher (Prefect or threads).
-
-    `fetch_all(names, on_fetched)` calls `on_fetched(name, result)` as each source finishes.
-    """
-    data_dir = Path(data_dir or default_data_dir())
-    summary = RunSummary(run_id=pipeline.new_run_id(), started_at=pipeline.now())
-    store = RawStore(data_dir)
-    with writer_lock(data_dir):
-        store.check_readable()  # a broken raw.duckdb: say so before fetching anything
-        started = pipeline.now()
-        if progress:
-            progress.start(names)
-        try:
-            fetched = fetch_all(names, progress.fetched if progress else None)
-        finally:
-            if progress:
-                progress.step("loading into raw.duckdb")
-        with store.connect() as con:
-            for name in names:
-                got = fetched[name]
-                if isinstance(got, BaseException):
-                    outcomes = pipeline.record_fetch_failures(
-                        store, con, run_id=summary.run_id, source=name, error=got,
-                        started_at=started)
-                else:
-                    outcomes = pipeline.load_live(
-                        store, con, run_id=summary.run_id, source=name, fetched=got,
-                        started_at=started)
-                summary.sources.append(_summarise(name, outcomes))
-        if progress:
-            progress.step("building, checking, publishing")
-        try:
-            result = publish_step(data_dir)
-            summary.published = True
-            summary.mart_rows = result.mart_rows
-            summary.export_error = result.export_error
-            summary.publish_seconds = result.seconds
-        except Exception as exc:  # a failed check or model: the old warehouse stays published
-            summary.publish_error = f"{type(exc).__name__}: {exc}"
-    _attach_health(summary, data_dir)
-    summary.seconds = (pipeline.now() - summary.started_at).total_seconds()
-    return summary
-
-
-def _fetch_threads(
-    names: list[str], on_fetched: OnFetched | None = None
-) -> dict[str, pipeline.Fetched | BaseException]:
-    def one(name: str) -> pipeline.Fetched | BaseException:
-        try:
-            result: pipeline.Fetched | BaseException = pipeline.fetch_source(name)
-        except SourceError as exc:  # expected (unreachable, HTTP status, empty...): one line
-            result = exc
-        except Exception as exc:  # a bug: recorded as this source's failure, shown in full
-            log.error("fetch of %s failed unexpectedly", name, exc_info=exc)
-            result = exc
-        if on_fetched:
-            on_fetched(name, result)
-        return result
-
-    with ThreadPoolExecutor(max_workers=max(1, min(8, len(names)))) as pool:
-        return dict(zip(names, pool.map(one, names), strict=True))
-
-
-def _names(names: list[str] | None, kind: str | None) -> list[str]:
-    """The sources to fetch: the given names, else those of one kind, else all of them."""
-    if names:
-        return list(names)
-    return pipeline.source_names(kind)
-
-
-def refresh_plain(names: list[str] | None = None, data_dir: Path | None = None,
-                  kind: str | None = None, progress: FetchProgress | None = None,
-                  allow_shrink: bool = False) -> RunSummary:
-    """The refresh without Prefect: threads for fetching, the same steps otherwise."""
-    return run_refresh(_names(names, kind), _fetch_threads, data_dir, progress=progress,
-                       publish_step=partial(pipeline.publish, allow_shrink=allow_shrink))
-
-
-# ---- Prefect ---------------------------------------------------------------------------
-from prefect import flow, task  # noqa: E402
-from prefect.artifacts import create_table_artifact  # noqa: E402
-from prefect.cache_policies import NO_CACHE  # noqa: E402
-from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
-
-SOURCE_FAILED = "SourceFailed"  # name of the Failed state of an expected source failure
-PUBLISH_REFUSED = "PublishRefused"  # ... of a publish a check or the curated data refused
-
-
-def _retry_only_raised(task: Any, task_run: Any, state: Any) -> bool:
-    """Retry a task that raised (an unexpected exception), never one that returned its own
-    Failed state (an expected failure, already retried where retrying helps)."""
-    return state.name != SOURCE_FAILED
-
-
-def _failed(exc: BaseException, name: str = SOURCE_FAILED) -> Any:
+def _failed(exc: BaseException, name: str) -> Any:
     """A Failed state (named `name`) whose message is the error in one line, data the error."""
     from gpucost.flows.progress import shorten
     from prefect.states import Failed
@@ -341,47 +80,26 @@ def _failed(exc: BaseException, name: str = SOURCE_FAILED) -> Any:
     return Failed(name=name, message=shorten(f"{type(exc).__name__}: {exc}", 300), data=exc)
 
 
-@task(name="fetch", retries=FETCH_RETRIES, retry_delay_seconds=FETCH_RETRY_DELAY_S,
-      retry_condition_fn=_retry_only_raised, task_run_name="fetch-{name}",
-      cache_policy=NO_CACHE)
-def fetch_task(name: str) -> pipeline.Fetched:
-    """One source's live fetch; an expected failure is a returned SourceFailed state."""
-    try:
-        return pipeline.fetch_source(name)
-    except SourceError as exc:
-        return _failed(exc)  # type: ignore[no-any-return]
+@task(name="fetch", retries=1, retry_condition_fn=_never, cache_policy=NO_CACHE,
+      persist_result=False)
+def fetch_task(names: list[str], on_fetched: OnFetched | None = None
+               ) -> dict[str, pipeline.Fetched | BaseException]:
+    """Every source's live fetch, concurrently, as the plain path does it (one task run for
+    them all: flows/refresh_run._fetch_threads): {name: Fetched or its error}. Each failed
+    source is one warning line in the run's log; a bug is logged with its traceback."""
+    from prefect import get_run_logger
+
+    return _fetch_threads(names, on_fetched, logger=get_run_logger())
 
 
 def _fetch_prefect(
     names: list[str], on_fetched: OnFetched | None = None
 ) -> dict[str, pipeline.Fetched | BaseException]:
-    from prefect.futures import as_completed
-
-    task_ = fetch_task.with_options(retries=FETCH_RETRIES,
-                                    retry_delay_seconds=FETCH_RETRY_DELAY_S)
-    futures = {name: task_.submit(name) for name in names}
-    by_future = {id(fut): name for name, fut in futures.items()}
-    out: dict[str, pipeline.Fetched | BaseException] = {}
-    for fut in as_completed(list(futures.values())):
-        name = by_future[id(fut)]
-        fut.wait()  # as_completed can yield before the future's state is final
-        state = fut.state
-        if state.is_completed():
-            out[name] = fut.result()
-        else:  # the SourceFailed state's error, or the exception a bug raised
-            err = state.result(raise_on_failure=False)
-            out[name] = err if isinstance(err, BaseException) else RuntimeError(str(state))
-        if on_fetched:
-            on_fetched(name, out[name])
-    return {name: out[name] for name in names}
+    return fetch_task(names, on_fetched)  # type: ignore[no-any-return]
 
 
-# retries=1 with a condition that never retries: with retries=0, prefect 3.8 logs a returned
-# Failed state as "Task run failed with state ..." plus an empty traceback ("NoneType: None").
-# With the condition, Prefect logs no traceback for a raised exception either: a bug's is
-# logged here.
-@task(name="publish", cache_policy=NO_CACHE, retries=1,
-      retry_condition_fn=lambda task, task_run, state: False)
+@task(name="publish", cache_policy=NO_CACHE, persist_result=False, retries=1,
+      retry_condition_fn=_never)
 def publish_task(data_dir: Path, allow_shrink: bool = False) -> pipeline.PublishResult:
     """Build, check, swap in, export. A refused publish (a check found rows, a curated file is
     unusable) is a returned Failed state with its one-line reason; a bug raises, logged with
@@ -432,7 +150,8 @@ def final_state(summary: RunSummary) -> Any:
     return Failed(message=verdict, data=RefreshFailedError(verdict, summary))
 
 
-@flow(name="refresh", task_runner=ThreadPoolTaskRunner(max_workers=4), log_prints=True)
+@flow(name="refresh", task_runner=ThreadPoolTaskRunner(max_workers=FETCH_WORKERS), log_prints=True,
+      persist_result=False)
 def refresh(names: list[str] | None = None, data_dir: str | None = None,
             kind: str | None = None, allow_shrink: bool = False) -> RunSummary:
     """Fetch the sources (`names`, else those of `kind` "prices" or "specs", else all), load,

@@ -8,9 +8,10 @@ Three deployments of the one `refresh` flow, served from this process with `pref
   rounds twice a year), weekly by default.
 
 Each run fetches only its kind of sources, then rebuilds, checks, publishes and exports
-everything (the marts join prices with specs). Schedules need a long-lived Prefect server
-(`prefect server start`, PREFECT_API_URL pointing at it); `--dry-run` prints the deployments
-and their schedules without contacting anything. prefect.yaml declares the same deployments
+everything (the marts join prices with specs). Schedules need a long-lived Prefect server:
+PREFECT_API_URL when set, else the local one `gpucost server start` runs under PREFECT_HOME
+(flows/prefect_server.py); `--dry-run` prints the deployments and their schedules without
+contacting anything. prefect.yaml declares the same deployments
 for work pools (`prefect deploy --all`, then `prefect worker start --pool gpucost`).
 
 Crons: `--prices-cron` / `--specs-cron` / `--throughput-cron` / `--timezone`, else the
@@ -113,13 +114,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(describe(deps))
     if args.dry_run:
         return EXIT_OK
-    from prefect.settings import PREFECT_API_URL
+    from gpucost.flows import prefect_server
 
-    if not PREFECT_API_URL.value():
-        print("error: schedules need a long-lived Prefect server: run `prefect server start` "
-              "and set PREFECT_API_URL=http://127.0.0.1:4200/api (see README, Running it as a "
-              "service)", file=sys.stderr)
-        return EXIT_FAILED
+    url = prefect_server.configured_api_url()
+    if not url:
+        info = prefect_server.running()
+        if info is None:
+            print("error: schedules need a long-lived Prefect server: run `gpucost server "
+                  "start` (a local one under PREFECT_HOME), or `prefect server start` and set "
+                  "PREFECT_API_URL=http://127.0.0.1:4200/api (docs/operations.md, Schedules)",
+                  file=sys.stderr)
+            return EXIT_FAILED
+        url = info.url
+        # for this process's threads and the flow-run processes serve starts
+        prefect_server.use_api_url(url)
+    print(f"serving on the Prefect server at {url}")
     import prefect
 
     prefect.serve(*deps, limit=1)  # one refresh at a time: the warehouse has one writer
@@ -128,7 +137,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser(
-        "serve", help="serve the scheduled refresh deployments (needs `prefect server start`)",
+        "serve", help="serve the scheduled refresh deployments (needs a Prefect server: "
+                      "`gpucost server start`)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("--prices-cron", help=f"cron of the price refresh (default "
                    f"$GPUCOST_PRICES_CRON or {DEFAULT_PRICES_CRON!r})")

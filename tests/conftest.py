@@ -20,6 +20,8 @@ _TMP = Path(tempfile.mkdtemp(prefix="gpucost-tests-"))
 os.environ["PREFECT_HOME"] = str(_TMP / "prefect")
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ["GPUCOST_DATA_DIR"] = str(_TMP / "data")
+# and never leave a long-lived local Prefect server behind (flows/prefect_server.py)
+os.environ["GPUCOST_PREFECT_SERVER"] = "temporary"
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # Tests are grouped by room (tests/catalog, warehouse, models, flows, system); their shared

@@ -11,7 +11,7 @@ object that says everything the pipeline needs to know about it:
     )
 
 The pipeline only ever calls `SOURCE.fetch()` and `SOURCE.parse(payload)`; everything about
-the network (timeouts, retries on 429/5xx, backoff, robots.txt, per-host spacing, the size
+the network (timeouts, retries on 408/429/5xx, backoff, robots.txt, per-host spacing, the size
 cap) is `catalog.http.fetch`, driven by the source's `FetchPolicy`.
 
 A feed of several documents lists them as `Part`s from its `parts(ctx)` function (a
@@ -65,7 +65,7 @@ class FetchPolicy:
     """How politely and how persistently a source is fetched (None: catalog.http's default)."""
 
     timeout: tuple[float, float] | None = None  # (connect, read) seconds
-    retries: int = 3  # extra attempts on 429/5xx and transient connection errors
+    retries: int = 3  # extra attempts on 408/429/5xx, timeouts and resets (catalog.http)
     backoff_s: float | None = None  # first retry delay, doubled each time
     max_bytes: int | None = None  # size cap of one response body
     html: bool = False  # a scraped page: honour robots.txt, space requests per host

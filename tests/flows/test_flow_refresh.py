@@ -41,7 +41,6 @@ def test_refresh_flow_offline_then_isolating_a_failing_source(server_base, tmp_p
     monkeypatch.setenv("GPUCOST_SOURCE_URL_LAMBDA", f"{server}/lambda/pricing")
     monkeypatch.setenv("GPUCOST_SOURCE_URL_AZURE", f"{server}/azure/api/retail/prices")
     monkeypatch.setenv("GPUCOST_SOURCE_URL_SKYPILOT", f"{server}/skypilot/catalogs/v8")
-    monkeypatch.setattr(refresh_mod, "FETCH_RETRY_DELAY_S", 0)
     # every other source answers 500 from the same local server (never the internet)
 
     for name in sorted(set(sources.names()) - {"azure", "lambda", "skypilot"}):

@@ -1,0 +1,341 @@
+"""`gpucost server start|stop|status`: one long-lived local Prefect server, reused by refreshes.
+
+Without PREFECT_API_URL, every Prefect run would start a temporary server of its own (a
+uvicorn subprocess on the SQLite database under PREFECT_HOME) and stop it at exit: about 3 s
+per run on an existing database and 10 s or more on a new one, which is more than the whole
+offline refresh. `gpucost server start` starts `prefect server start` once, in the
+background, on a free loopback port, with its log in `$PREFECT_HOME/gpucost-server.log`,
+and records its address in `$PREFECT_HOME/gpucost-server.json`; a later start finds it
+running and returns at once.
+
+`gpucost refresh` (through Prefect) uses, in this order:
+
+1. PREFECT_API_URL when it is set (environment or Prefect profile): a server you operate;
+2. the local server recorded under PREFECT_HOME, when it answers its health check; with
+   GPUCOST_PREFECT_SERVER=local (as `make refresh` sets it) it is started when none runs;
+3. else Prefect's temporary server for this one run (GPUCOST_PREFECT_SERVER=temporary: always);
+4. and when no Prefect API can be reached or started, the same steps without Prefect.
+
+`gpucost server stop` stops the recorded server (SIGTERM to its process group, then SIGKILL
+after 10 s); `gpucost server status` prints its address and exits 0 when it answers, else 1
+(`--url`: the API URL alone, e.g. `PREFECT_API_URL=$(gpucost server status --url) prefect
+deployment run refresh/prices`).
+The server holds about 240 MB of memory while it runs. Its UI is at the recorded address
+without the `/api` suffix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+STATE_FILE = "gpucost-server.json"
+LOG_FILE = "gpucost-server.log"
+LOCK_FILE = "gpucost-server.lock"
+HOST = "127.0.0.1"
+START_TIMEOUT_S = 120.0  # a first start on an empty PREFECT_HOME migrates the database
+HEALTH_TIMEOUT_S = 1.0
+STOP_TIMEOUT_S = 10.0
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+@dataclass
+class ServerInfo:
+    pid: int
+    port: int
+    url: str  # the API URL (PREFECT_API_URL form: http://127.0.0.1:<port>/api)
+    started_at: str
+    log: str
+
+
+def prefect_home() -> Path:
+    """PREFECT_HOME, else Prefect's default (~/.prefect)."""
+    return Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+
+
+def _state_path(home: Path | None = None) -> Path:
+    return (home or prefect_home()) / STATE_FILE
+
+
+def recorded(home: Path | None = None) -> ServerInfo | None:
+    """The server recorded under PREFECT_HOME (running or not), None when there is none."""
+    try:
+        return ServerInfo(**json.loads(_state_path(home).read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def healthy(url: str, timeout: float = HEALTH_TIMEOUT_S) -> bool:
+    """Whether the Prefect API at `url` answers its health check."""
+    try:
+        with urllib.request.urlopen(f"{url.rstrip('/')}/health", timeout=timeout) as resp:
+            return bool(resp.status == 200)
+    except (OSError, ValueError):
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _is_server(info: ServerInfo) -> bool:
+    """Whether process `info.pid` is still the server we started (a pid is reused after a
+    reboot): alive, and its command line is `prefect server start ... --port <port>`."""
+    if not _alive(info.pid):
+        return False
+    try:
+        args = Path(f"/proc/{info.pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        try:
+            args = subprocess.run(["ps", "-o", "args=", "-p", str(info.pid)], text=True,
+                                  capture_output=True, check=False).stdout.encode().split()
+        except OSError:
+            return False
+    words = [a.decode(errors="replace") for a in args]
+    return "server" in words and str(info.port) in words
+
+
+def running(home: Path | None = None) -> ServerInfo | None:
+    """The recorded server when its process lives and its API answers, else None."""
+    info = recorded(home)
+    if info and _alive(info.pid) and healthy(info.url):
+        return info
+    return None
+
+
+def configured_api_url() -> str | None:
+    """The PREFECT_API_URL Prefect would use (environment, profile, a test harness)."""
+    from prefect.settings import PREFECT_API_URL
+
+    return PREFECT_API_URL.value() or None
+
+
+MODE_VAR = "GPUCOST_PREFECT_SERVER"  # local | temporary | unset (see api_for_refresh)
+HEARTBEAT_VARS = ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY")
+
+
+def _say(text: str) -> None:
+    """A line on stderr, through the console a refresh's progress display uses."""
+    from gpucost.flows.progress import console_for
+
+    console_for().print(text, soft_wrap=True)
+
+
+@contextlib.contextmanager
+def api_for_refresh(mode: str | None = None) -> Iterator[str | None]:
+    """Inside the block, Prefect talks to the configured API, else to the local server;
+    yields its URL, or None when Prefect will start a temporary server for the run.
+
+    `mode` (default: GPUCOST_PREFECT_SERVER) says what to do without PREFECT_API_URL:
+    "local" starts the local server when none runs (`make refresh` sets it), "temporary"
+    never uses it, anything else (unset) uses it when it runs.
+
+    Flow run heartbeats are off inside the block unless PREFECT_FLOWS_HEARTBEAT_FREQUENCY is
+    set: prefect 3.8 sends one every 180 s by default, and ending its thread costs every flow
+    run about 1 s (it sleeps in 1 s steps). A heartbeat lets an automation mark a run whose
+    process died as crashed; a `gpucost refresh` in the foreground shows its own death.
+    Deployments (`gpucost serve`) keep the default."""
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    mode = (os.environ.get(MODE_VAR, "") if mode is None else mode).strip().lower()
+    updates: dict = {}
+    if not any(os.environ.get(name) for name in HEARTBEAT_VARS):
+        updates[PREFECT_FLOWS_HEARTBEAT_FREQUENCY] = None
+    url = configured_api_url()
+    if not url and mode != "temporary":
+        info = running()
+        if info is None and mode == "local":
+            try:
+                info, _ = start()
+                _say(f"started a local Prefect server at {info.url} (pid {info.pid}; it keeps "
+                     "running for the next refreshes: `gpucost server stop` stops it)")
+            except ServerStartError as exc:
+                _say(f"warning: {exc}; a temporary Prefect server runs this refresh")
+        if info is not None:
+            url = info.url
+            use_api_url(url)
+    with temporary_settings(updates=updates):
+        yield url
+
+
+def use_api_url(url: str) -> None:
+    """Point this process's Prefect (and the processes it starts) at `url`.
+
+    Prefect's background services (the worker that ships logs to the API, the events
+    client) run in threads that do not inherit a `temporary_settings` block: they read the
+    process-wide settings, and with no API URL there they start a temporary server of their
+    own (measured: 2.7 s, and the logs went to it). So the URL goes into the environment and
+    the process-wide settings are rebuilt from it, as Prefect does after its plugins run.
+    It stays set for the rest of the process (a `gpucost refresh` or `serve` process)."""
+    from prefect.context import refresh_global_settings_context
+
+    os.environ["PREFECT_API_URL"] = url
+    refresh_global_settings_context()
+
+
+@contextlib.contextmanager
+def _locked(home: Path) -> Iterator[None]:
+    """One `server start` or `stop` at a time per PREFECT_HOME."""
+    import fcntl
+
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / LOCK_FILE, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def _prefect_command() -> list[str]:
+    script = Path(sys.executable).with_name("prefect")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "prefect"]
+
+
+class ServerStartError(RuntimeError):
+    pass
+
+
+def start(timeout_s: float = START_TIMEOUT_S) -> tuple[ServerInfo, bool]:
+    """Start the local server in the background unless the recorded one runs: (info, started
+    now). Raises ServerStartError when it does not answer within `timeout_s`."""
+    home = prefect_home()
+    with _locked(home):
+        info = running(home)
+        if info:
+            return info, False
+        stale = recorded(home)
+        if stale and _is_server(stale):  # ours, alive, not answering: stop it first
+            _terminate(stale.pid)
+        port = _free_port()
+        env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+        env.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+        env.setdefault("DO_NOT_TRACK", "1")
+        env["PREFECT_HOME"] = str(home)
+        log_path = home / LOG_FILE
+        with open(log_path, "ab") as log, open(os.devnull, "rb") as devnull:
+            proc = subprocess.Popen(
+                [*_prefect_command(), "server", "start", "--host", HOST, "--port", str(port)],
+                stdin=devnull, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=home,
+                start_new_session=True, close_fds=True,
+            )
+        info = ServerInfo(pid=proc.pid, port=port, url=f"http://{HOST}:{port}/api",
+                          started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                          log=str(log_path))
+        _state_path(home).write_text(json.dumps(asdict(info), indent=1) + "\n")
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                _state_path(home).unlink(missing_ok=True)
+                raise ServerStartError(f"the Prefect server exited ({proc.returncode}) "
+                                       f"before it answered; see {log_path}")
+            if healthy(info.url, timeout=0.5):
+                return info, True
+            time.sleep(0.2)
+        _terminate(proc.pid)
+        _state_path(home).unlink(missing_ok=True)
+        raise ServerStartError(f"the Prefect server did not answer within {timeout_s:.0f} s; "
+                               f"see {log_path}")
+
+
+def _terminate(pid: int) -> None:
+    """SIGTERM the server's process group (it was started in a session of its own), SIGKILL
+    it after STOP_TIMEOUT_S."""
+    for sig, wait_s in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 2.0)):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)  # reap it when it is our child
+            if not _alive(pid):
+                return
+            time.sleep(0.1)
+
+
+def stop() -> ServerInfo | None:
+    """Stop the recorded server; returns what was recorded (None: nothing was)."""
+    home = prefect_home()
+    with _locked(home):
+        info = recorded(home)
+        if info is None:
+            return None
+        if _is_server(info):
+            _terminate(info.pid)
+        _state_path(home).unlink(missing_ok=True)
+        return info
+
+
+def cmd_server(args: argparse.Namespace) -> int:
+    from gpucost.flows.cli import _prepare_prefect_home
+
+    _prepare_prefect_home()
+    home = prefect_home()
+    if args.action == "start":
+        t = time.perf_counter()
+        try:
+            info, started = start()
+        except ServerStartError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        if started:
+            print(f"started the Prefect server at {info.url} (pid {info.pid}, "
+                  f"{time.perf_counter() - t:.1f} s; log {info.log})")
+        elif not args.quiet:
+            print(f"the Prefect server runs at {info.url} (pid {info.pid})")
+        return EXIT_OK
+    if args.action == "stop":
+        info = stop()
+        print(f"stopped the Prefect server at {info.url} (pid {info.pid})" if info
+              else f"no Prefect server recorded under {home}")
+        return EXIT_OK
+    info = running(home)
+    if info and args.url:
+        print(info.url)
+        return EXIT_OK
+    if info:
+        print(f"running at {info.url} (pid {info.pid}, since {info.started_at}; "
+              f"UI {info.url.removesuffix('/api')}; log {info.log})")
+        return EXIT_OK
+    stale = recorded(home)
+    print(f"not running (recorded at {stale.url}, pid {stale.pid}, not answering)" if stale
+          else f"not running (none recorded under {home})")
+    return EXIT_FAILED
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser(
+        "server", help="start, stop or check the long-lived local Prefect server refreshes use",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("action", choices=("start", "stop", "status"))
+    s.add_argument("--quiet", "-q", action="store_true",
+                   help="start: print nothing when the server already runs")
+    s.add_argument("--url", action="store_true",
+                   help="status: print only the API URL (for PREFECT_API_URL=...)")
+    s.set_defaults(func=cmd_server)
