@@ -18,7 +18,8 @@ def _queries(d: dict) -> dict:
 
 def orchestration_targets(o: dict) -> list[str]:
     """Target rows of the orchestration measurements (benchmarks/orchestration.py)."""
-    return []
+    return [f"| {t['target']}: ≤ {t['limit']}× | {t['measured']} ({_f(t['ratio'])}×) | "
+            f"{'yes' if t['met'] else 'no'} |" for t in o.get("targets", [])]
 
 
 def write_results(r: dict, out: Path) -> None:
@@ -97,14 +98,15 @@ def write_results(r: dict, out: Path) -> None:
             continue
         lines.append(f"| {name} | {v['files']} | {_f(v['mb'])} | {v['rows']:,} | "
                      f"{_f(v['seconds'], 3)} | {_f(v['mb_per_s'], 1)} | {_f(v['rows_per_s'], 0)} |")
-    lines += ["", "## Orchestration", "",
-              "The same live refresh (every source served its recorded payload from a loopback "
-              "server), as plain function calls and through the Prefect flow (temporary local "
-              "server, as `gpucost refresh` runs without a long-lived one).", "",
-              "| mode | s | peak RSS MB |", "| --- | --- | --- |"]
-    for mode, v in o.items():
-        if isinstance(v, dict) and "seconds" in v:
-            lines.append(f"| {mode} | {_f(v['seconds'])} (process {_f(v['wall_seconds'])}) | "
-                         f"{_f(v['peak_rss_mb'], 0)} |")
+    if o.get("targets"):
+        from benchmarks.orchestration import markdown
+
+        lines += ["", "## Orchestration", "",
+                  "Refreshes through Prefect and as plain calls, side by side, median of 5 "
+                  "process runs each: every source served its recorded payload from a loopback "
+                  "server, against a running Prefect server (`gpucost server start`); and "
+                  "offline (no source reachable), `make refresh` against "
+                  "`gpucost refresh --no-prefect`. Then what a flow run and a task run cost.",
+                  "", markdown(o)]
     lines += ["", "## Notes", "", notes, ""]
     out.write_text("\n".join(lines), encoding="utf-8")
