@@ -37,7 +37,7 @@ from gpucost.catalog.records import (
     SourceError,
 )
 from gpucost.catalog.secrets import redact
-from gpucost.warehouse import WAREHOUSE_DIR, memory_limit
+from gpucost.warehouse import WAREHOUSE_DIR, memory_limit, rebuild_memory_limit
 from gpucost.warehouse.gates import Gates, jump_rejects
 
 SCHEMA_SQL = (WAREHOUSE_DIR / "schema.sql").read_text(encoding="utf-8")
@@ -242,7 +242,14 @@ class RawStore:
             return
         if not con.execute("select count(*) from price_observations").fetchall()[0][0]:
             return
-        con.execute(_DAILY_UPSERT.format(relation="price_observations"))
+        # a rollup of every observation at once: like a full rebuild, it gets the rebuild's
+        # memory (an upsert into a keyed table does not spill), then the load's cap again
+        limit = rebuild_memory_limit()
+        con.execute(f"set memory_limit = '{limit}'" if limit else "reset memory_limit")
+        try:
+            con.execute(_DAILY_UPSERT.format(relation="price_observations"))
+        finally:
+            con.execute(f"set memory_limit = '{memory_limit()}'")
 
     @staticmethod
     def already_loaded(con: duckdb.DuckDBPyConnection, source: str, sha256: str,
