@@ -306,7 +306,7 @@ def publish(data_dir: Path, allow_shrink: bool = False, full: bool = False) -> P
             history.restore_memory_limit(con, memory_limit())
             result.history_mode = history.summary
             runner.check_or_raise(con)
-            runner.publish_intermediate(con)
+            runner.publish_intermediate(con, incremental=history)
             history.write_state(con)
             lost = [] if allow_shrink else shrink_of(con, data_dir)
             if lost:

@@ -47,10 +47,13 @@ class Spec:
     input: str  # the relation the model reads the history from
     scope: str  # SQL: the rows of `input` the rebuilt part is computed from
     keep: str = ""  # state tables: SQL predicate on the previous rows (alias p) that stay
-    drop: str = ""  # marts (updated in place): `delete from <mart> using ... where` this
+    # updated in place: `delete from <schema>.<name> [using <using>] where` this
+    drop: str = ""
+    using: str = ""
     emit: str = ""  # SQL predicate on the rebuilt rows (alias r) that are added ('' = all)
     mapped: bool = True  # carries an accelerator id: a changed name map rebuilds it in full
     distinct: bool = False  # state merged as a set (names), else keep + emit
+    schema: str = "main"  # where the previous build published it (main = a mart)
 
     @property
     def in_place(self) -> bool:
@@ -85,24 +88,25 @@ where o.backfill
 SPECS: dict[str, Spec] = {
     "int_price_daily_names": Spec(
         input="stg_raw__price_daily", scope="select * from hist_new_raw", keep="true",
-        mapped=False, distinct=True),
+        mapped=False, distinct=True, schema="intermediate"),
     "int_price_name_months": Spec(
         input="int_price_daily_mapped",
         scope="select * from int_price_daily_mapped where day >= {min_month} "
               "and date_trunc('month', day)::date in (select month from hist_months)",
-        keep="p.month not in (select month from hist_months)", mapped=False),
+        drop="month in (select month from hist_months)", mapped=False,
+        schema="intermediate"),
     "int_price_offer_tail": Spec(
-        input="int_price_daily_mapped", scope=_OFFER_WINDOW,
+        input="int_price_daily_mapped", scope=_OFFER_WINDOW, schema="intermediate",
         keep=f"not exists (select 1 from hist_offers as o where {_on('o', 'p')})"),
     "price_changes": Spec(
-        input="int_price_daily_mapped", scope=_OFFER_WINDOW,
+        input="int_price_daily_mapped", scope=_OFFER_WINDOW, using="hist_offers as o",
         drop=f"price_changes.changed_on >= {{min_any_from_day}} "
              f"and {_on('o', 'price_changes')} "
              "and (o.backfill or price_changes.changed_on >= o.from_day)",
         emit=f"exists (select 1 from hist_offers as o where {_on('o', 'r')} "
              "and (o.backfill or r.changed_on >= o.from_day))"),
     "price_history": Spec(
-        input="int_price_daily_mapped",
+        input="int_price_daily_mapped", using="hist_groups as g",
         scope="select d.* from int_price_daily_mapped as d where d.day >= {min_group_day} "
               "and exists (select 1 from hist_groups as g where g.day = d.day "
               "and g.provider = d.provider and g.pricing_model = d.pricing_model)",
@@ -110,7 +114,6 @@ SPECS: dict[str, Spec] = {
              "and g.provider = price_history.provider "
              "and g.pricing_model = price_history.pricing_model"),
 }
-_DROP_USING = {"price_changes": "hist_offers as o", "price_history": "hist_groups as g"}
 
 
 def fingerprint(models_dir: Path = MODELS_DIR) -> str:
@@ -164,6 +167,8 @@ class Incremental:
     # row need more than an incremental build): None = DuckDB's default (80% of RAM)
     full_memory_limit: str | None = None
     modes: dict[str, str] = field(default_factory=dict)
+    # intermediate relations updated in place in schema intermediate (not to be copied there)
+    published_in_place: set[str] = field(default_factory=set)
     _lifted: bool = False
     _base: str | None = None  # None = not planned yet; "" = incremental possible; else why not
     _mapped: str | None = None
@@ -184,6 +189,14 @@ class Incremental:
                     "? as built_at, ? as modes",
                     [fingerprint(self.models_dir), datetime.now(UTC).isoformat(),
                      json.dumps(self.modes, sort_keys=True)])
+
+    def fetches_append(self) -> str | None:
+        """The statement that brings intermediate.fetches (the fetch log, append-only in the
+        raw layer) up to date in place, or None: copy it whole."""
+        if self._base != "":
+            return None
+        return ("insert into intermediate.fetches select * from stg_raw__fetches "
+                "where fetch_id in (select fetch_id from hist_new_fetches)")
 
     def changed_since(self) -> dict[str, date | None]:
         """{history mart: the earliest date whose rows this build may have changed}, None when
@@ -222,9 +235,14 @@ class Incremental:
         rebuilt = _ident(spec.input).sub(scope_view, body)
         emit = f"where {spec.emit.format(**self._params)}" if spec.emit else ""
         if spec.in_place:
-            return [f"delete from main.{name} using {_DROP_USING[name]} "
-                    f"where {spec.drop.format(**self._params)}",
-                    f"insert into main.{name} by name select * from (\n{rebuilt}\n) as r {emit}"]
+            target = f"{spec.schema}.{name}"
+            using = f"using {spec.using} " if spec.using else ""
+            stmts = [f"delete from {target} {using}where {spec.drop.format(**self._params)}",
+                     f"insert into {target} by name select * from (\n{rebuilt}\n) as r {emit}"]
+            if spec.schema != "main":  # the models downstream read it by its name
+                self.published_in_place.add(name)
+                stmts.append(f"create or replace temp view {name} as select * from {target}")
+            return stmts
         prior = f"intermediate.{name}"
         if spec.distinct:
             return [f"create or replace temp table {name} as select * from {prior}\n"
@@ -251,7 +269,7 @@ class Incremental:
         if not self.based_on_prior:
             return "full: no previous build"
         missing = [f"{schema}.{n}" for n, schema in
-                   [*((n, "main" if s.in_place else "intermediate") for n, s in SPECS.items()),
+                   [*((n, s.schema) for n, s in SPECS.items()),
                     ("fetches", "intermediate"), ("int_gpu_name_map", "intermediate")]
                    if not self._has(con, schema, n)]
         if missing:

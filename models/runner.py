@@ -197,18 +197,22 @@ INTERMEDIATE_SCHEMA = "intermediate"
 
 
 def publish_intermediate(con: duckdb.DuckDBPyConnection,
-                         models_dir: Path = MODELS_DIR) -> list[str]:
+                         models_dir: Path = MODELS_DIR, incremental: Any = None) -> list[str]:
     """Copy the intermediate relations of the build (temp tables) into schema `intermediate`
     of the published file, with the raw fetch log as `intermediate.fetches`, so a number can
     be traced there (`gpucost sql "select * from intermediate.int_offers_mapped"`). The
-    history-sized ones (NOT_PUBLISHED) are left out."""
+    history-sized ones (NOT_PUBLISHED) are left out; those `incremental` updated in place
+    there already are not copied, and the fetch log is appended to when it can be."""
     con.execute(f"create schema if not exists {INTERMEDIATE_SCHEMA}")
     names = sorted(m.name for m in discover(models_dir).values()
                    if m.layer == "intermediate" and m.name not in NOT_PUBLISHED)
+    in_place = incremental.published_in_place if incremental is not None else set()
     for name in names:
-        con.execute(f"create or replace table {INTERMEDIATE_SCHEMA}.{name} as "
-                    f"select * from temp.main.{name}")
-    con.execute(f"create or replace table {INTERMEDIATE_SCHEMA}.fetches as "
+        if name not in in_place:
+            con.execute(f"create or replace table {INTERMEDIATE_SCHEMA}.{name} as "
+                        f"select * from temp.main.{name}")
+    append = incremental.fetches_append() if incremental is not None else None
+    con.execute(append or f"create or replace table {INTERMEDIATE_SCHEMA}.fetches as "
                 "select * from stg_raw__fetches")
     return [*names, "fetches"]
 

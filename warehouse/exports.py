@@ -41,8 +41,9 @@ EXPORT_DIRNAME = "exports"
 SCHEMA_NAME = "schema.json"
 _TMP_PREFIX = ".tmp-"
 # history marts exported by month: table -> (its date column, days in its `latest` file: the
-# report's 180-day chart for price_history, a month of changes for price_changes)
-PARTITIONED = {"price_history": ("day", 180), "price_changes": ("changed_on", 30)}
+# report's 180-day chart for price_history, a week of changes for price_changes: its size
+# follows how often prices change, and the month files hold the rest)
+PARTITIONED = {"price_history": ("day", 180), "price_changes": ("changed_on", 7)}
 MONTHS_DIRNAME = "months"
 LATEST_NAME = "latest"
 FORMATS = {
@@ -110,7 +111,9 @@ class StagedExports:
         self.pending = []
 
 
-_FORMULA_START = r"^[=+\-@\t\r]"
+# the first characters that make a spreadsheet run a cell as a formula (compared as the first
+# character, not by regular expression: the history exports quote millions of cells)
+_FORMULA_START = "'=', '+', '-', '@', chr(9), chr(13)"
 
 
 def _csv_select(con: duckdb.DuckDBPyConnection, table: str) -> str:
@@ -123,7 +126,7 @@ def _csv_select(con: duckdb.DuckDBPyConnection, table: str) -> str:
     for name, dtype in cols:
         ident = '"' + name.replace('"', '""') + '"'
         if dtype == "VARCHAR":
-            parts.append(f"case when regexp_matches({ident}, '{_FORMULA_START}') "
+            parts.append(f"case when left({ident}, 1) in ({_FORMULA_START}) "
                          f"then chr(39) || {ident} else {ident} end as {ident}")
         else:
             parts.append(ident)

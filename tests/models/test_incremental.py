@@ -23,7 +23,8 @@ from gpucost.warehouse.publish import serving_path
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SKY = FIXTURES / "skypilot"
 MARTS = ["price_history", "price_changes", "gpu_name_coverage", "unmapped_gpu_names"]
-INTERMEDIATE = [n for n, s in SPECS.items() if not s.in_place] + ["int_gpu_name_map"]
+INTERMEDIATE = [n for n, s in SPECS.items() if s.schema == "intermediate"] + [
+    "int_gpu_name_map", "fetches"]
 
 
 def _at(day: int, month: int = 3, hour: int = 6) -> datetime:
