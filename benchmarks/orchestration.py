@@ -263,7 +263,7 @@ def measure(work: Path, run_step: RunStep, log: Callable[[str], None]) -> dict:
 
 
 def markdown(o: dict) -> str:
-    """The orchestration figures as Markdown (ORCH_NOTES.md; benchmarks/report.py may reuse)."""
+    """The orchestration figures as Markdown (benchmarks/report.py writes them to RESULTS.md)."""
     c = o["run_costs"]
     lines = ["| target | measured (median process wall time) | ratio | limit | met |",
              "| --- | --- | --- | --- | --- |"]
