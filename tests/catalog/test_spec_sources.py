@@ -9,6 +9,7 @@ other and assert hand-checked figures against the vendors' own text.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import re
 from collections import Counter
 from datetime import date
@@ -16,27 +17,23 @@ from pathlib import Path
 
 import pytest
 
-CATALOG = Path(__file__).resolve().parents[2] / "catalog"
-HEADER = ["accelerator_id", "metric", "value", "source_url", "document", "verification", "note"]
-NUMERIC = [
-    "memory_gb", "memory_bw_tbps", "interconnect_bw_gbps", "tdp_w", "die_area_mm2",
-    "peak_fp64_dense_tflops", "peak_fp64_matrix_dense_tflops", "peak_fp32_dense_tflops",
-    "peak_tf32_dense_tflops", "peak_bf16_dense_tflops", "peak_fp16_dense_tflops",
-    "peak_fp8_dense_tflops", "peak_int8_dense_tflops", "peak_fp4_dense_tflops",
-    "vendor_bf16_sparse_tflops",
-]
-DATES = ["launch_date", "announce_date"]
-LEVELS = {"vendor", "secondary", "derived", "unpublished"}
+ROOT = Path(__file__).resolve().parents[2]
+CATALOG = ROOT / "catalog"
+
+
+def _script():  # scripts/spec_sources.py: the vocabulary of the provenance records
+    spec = importlib.util.spec_from_file_location("spec_sources", ROOT / "scripts" /
+                                                  "spec_sources.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_SPEC = _script()
+HEADER, NUMERIC, DATES = _SPEC.HEADER, _SPEC.NUMERIC, _SPEC.DATES
+LEVELS, SEED_PLATFORMS = _SPEC.LEVELS, _SPEC.SEED_PLATFORMS
 URL = re.compile(r"^https?://\S+$")
 CITED_SPARSE = re.compile(r"sparse[^0-9/=]*([0-9][0-9,]*(?:\.[0-9]+)?)\s*/\s*2")
-# the seed platforms of issue 14
-SEED_PLATFORMS = (
-    "nvidia-a100-sxm4-40gb", "nvidia-a100-sxm4-80gb", "nvidia-a100-pcie-40gb",
-    "nvidia-a100-pcie-80gb", "nvidia-h100-sxm5-80gb", "nvidia-h100-pcie-80gb",
-    "nvidia-h100-nvl-94gb", "nvidia-h200-sxm-141gb", "nvidia-b200-sxm-180gb",
-    "nvidia-gb200-186gb", "nvidia-rtx-4090-24gb", "google-tpu-v4", "google-tpu-v5e",
-    "amd-mi300x-192gb",
-)
 
 
 def _read(name: str) -> tuple[list[str], list[dict[str, str]]]:
