@@ -93,19 +93,21 @@ def _print_summary(summary, out=None, verbose: bool = False) -> None:  # type: i
 
 
 def _prepare_prefect_home() -> None:
-    """Before Prefect is imported: create PREFECT_HOME (the Makefile points it into
-    warehouse/data, absent on a fresh clone) so Prefect does not warn that it could not, and
+    """Before Prefect is imported: PREFECT_HOME defaults to warehouse/data/prefect, as the
+    Makefile sets it, so `gpucost server stop` run by hand finds the server `make refresh`
+    started; create it (absent on a fresh clone) so Prefect does not warn that it could not, and
     turn Prefect's telemetry off unless the environment says otherwise (as the Makefile
     does): DO_NOT_TRACK=1 for the client's (it prints a notice on a terminal and sends usage
     events) and PREFECT_SERVER_ANALYTICS_ENABLED=false for the temporary server's (offline it
     logs a traceback per failed heartbeat; pipeline-anchors.md 3.2)."""
     import os
 
+    from gpucost.warehouse import WAREHOUSE_DIR
+
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    home = os.environ.get("PREFECT_HOME")
-    if home:
-        Path(home).expanduser().mkdir(parents=True, exist_ok=True)
+    home = os.environ.setdefault("PREFECT_HOME", str(WAREHOUSE_DIR / "data" / "prefect"))
+    Path(home).expanduser().mkdir(parents=True, exist_ok=True)
 
 
 def _refresh_with_prefect(args: argparse.Namespace, progress):  # type: ignore[no-untyped-def]

@@ -61,7 +61,8 @@ class ServerInfo:
 
 
 def prefect_home() -> Path:
-    """PREFECT_HOME, else Prefect's default (~/.prefect)."""
+    """PREFECT_HOME (the gpucost commands default it to warehouse/data/prefect, as the
+    Makefile does), else Prefect's default (~/.prefect)."""
     return Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
 
 
