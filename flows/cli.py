@@ -63,8 +63,13 @@ def _source_line(row, verbose: bool) -> str:  # type: ignore[no-untyped-def]
     return f"  {row.source:<{source_column()}} {status:<9} " + "; ".join(detail)
 
 
-def _published_line(tables: int, seconds: float) -> str:
-    return f"published {tables} tables in {seconds:.1f} s; `gpucost tables` lists them"
+def _published_line(tables: int, seconds: float, history_mode: str = "") -> str:
+    """The publish in one line; says when the history was rebuilt in full over a previous
+    build, and why (a models change, an alias that moved a name: models/incremental.py)."""
+    line = f"published {tables} tables in {seconds:.1f} s"
+    if history_mode.startswith("full: ") and history_mode != "full: no previous build":
+        line += f" (price history rebuilt in full: {history_mode.removeprefix('full: ')})"
+    return line + "; `gpucost tables` lists them"
 
 
 def _print_summary(summary, out=None, verbose: bool = False) -> None:  # type: ignore[no-untyped-def]
@@ -79,7 +84,8 @@ def _print_summary(summary, out=None, verbose: bool = False) -> None:  # type: i
     for row in summary.sources:
         print(_source_line(row, verbose), file=out)
     if summary.published:
-        print(_published_line(len(summary.mart_rows), summary.publish_seconds), file=out)
+        print(_published_line(len(summary.mart_rows), summary.publish_seconds,
+                              getattr(summary, "history_mode", "")), file=out)
         if verbose:
             print("  " + ", ".join(f"{k}={v}" for k, v in sorted(summary.mart_rows.items())),
                   file=out)
@@ -224,7 +230,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
               f"{sum(o.status == 'unchanged' for o in outcomes)} unchanged, {failed} refused"
               " (--verbose lists every file)")
     if published:
-        print(_published_line(len(published.mart_rows), published.seconds))
+        print(_published_line(len(published.mart_rows), published.seconds,
+                              published.history_mode))
         if args.verbose:
             print("  " + ", ".join(f"{k}={v}" for k, v in sorted(published.mart_rows.items())))
     return EXIT_SOURCE_FAILED if failed else EXIT_OK

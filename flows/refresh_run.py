@@ -79,6 +79,7 @@ class RunSummary:
     mart_rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     publish_seconds: float = 0.0
+    history_mode: str = ""  # how the price history was built (PublishResult.history_mode)
     flow_run: str | None = None  # the Prefect flow run's name (None without Prefect)
     prefect_api: str | None = None  # the Prefect API the CLI ran it on (flows/prefect_server)
 
@@ -253,6 +254,7 @@ def run_refresh(
             summary.mart_rows = result.mart_rows
             summary.export_error = result.export_error
             summary.publish_seconds = result.seconds
+            summary.history_mode = result.history_mode
         except Exception as exc:  # a failed check or model: the old warehouse stays published
             summary.publish_error = f"{type(exc).__name__}: {exc}"
     _attach_health(summary, data_dir)

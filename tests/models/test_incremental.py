@@ -187,3 +187,15 @@ def test_history_exports_rewrite_only_changed_months(tmp_path):
     assert n_all == entry["row_count"] == _count(data, "select count(*) from price_history")
     # latest: the last 180 days before the newest day (2026-03-09) hold every row here
     assert n_latest == n_all and n_march < n_all
+
+
+def test_published_line_says_when_history_was_rebuilt_in_full():
+    from gpucost.flows.cli import _published_line
+
+    assert _published_line(36, 1.24, "incremental") == \
+        "published 36 tables in 1.2 s; `gpucost tables` lists them"
+    assert _published_line(36, 1.24, "full: no previous build") == \
+        "published 36 tables in 1.2 s; `gpucost tables` lists them"
+    assert _published_line(36, 41.0, "full: 1 GPU names map to another accelerator than before") \
+        == ("published 36 tables in 41.0 s (price history rebuilt in full: 1 GPU names map to "
+            "another accelerator than before); `gpucost tables` lists them")
