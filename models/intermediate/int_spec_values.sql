@@ -37,31 +37,16 @@ precedence as (
 
 curated_long as (
 
-    unpivot (
-        select
-            curated_accelerators.accelerator_id,
-            curated_accelerators.memory_gb,
-            curated_accelerators.memory_bw_tbps,
-            curated_accelerators.interconnect_bw_gbps,
-            curated_accelerators.tdp_w,
-            curated_accelerators.die_area_mm2,
-            curated_accelerators.peak_fp64_dense_tflops,
-            curated_accelerators.peak_fp64_matrix_dense_tflops,
-            curated_accelerators.peak_fp32_dense_tflops,
-            curated_accelerators.peak_tf32_dense_tflops,
-            curated_accelerators.peak_bf16_dense_tflops,
-            curated_accelerators.peak_fp16_dense_tflops,
-            curated_accelerators.peak_fp8_dense_tflops,
-            curated_accelerators.peak_int8_dense_tflops,
-            curated_accelerators.peak_fp4_dense_tflops
-        from curated_accelerators
-    )
-    on
-        memory_gb, memory_bw_tbps, interconnect_bw_gbps, tdp_w, die_area_mm2,
-        peak_fp64_dense_tflops, peak_fp64_matrix_dense_tflops, peak_fp32_dense_tflops,
-        peak_tf32_dense_tflops, peak_bf16_dense_tflops, peak_fp16_dense_tflops,
-        peak_fp8_dense_tflops, peak_int8_dense_tflops, peak_fp4_dense_tflops
-    into name metric value value
+    -- the catalog's own filled numeric cells, unpivoted once in int_accelerator_spec_cells
+    -- (distinct: a duplicated provenance record repeats a cell there)
+    select distinct
+        spec_cells.accelerator_id,
+        spec_cells.metric,
+        spec_cells.cell_value as value
+    from int_accelerator_spec_cells as spec_cells
+    where spec_cells.metric_kind = 'numeric'
+        and spec_cells.metric <> 'vendor_bf16_sparse_tflops'
+        and spec_cells.cell_value is not null
 
 ),
 
