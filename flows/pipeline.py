@@ -300,7 +300,7 @@ def publish(data_dir: Path, allow_shrink: bool = False, full: bool = False) -> P
         reason = "full: requested" if full else base_reason(serving_path(data_dir))
         with build(data_dir, base=None if reason else serving_path(data_dir)) as con:
             result.curated_rows = load_curated(con)
-            history = Incremental(based_on_prior=not reason, full_reason=reason,
+            history = Incremental(full_reason=reason,
                                   full_memory_limit=rebuild_memory_limit())
             result.timings_s = runner.build(con, incremental=history)
             history.restore_memory_limit(con, memory_limit())

@@ -87,7 +87,7 @@ where o.backfill
 
 SPECS: dict[str, Spec] = {
     "int_price_daily_names": Spec(
-        input="stg_raw__price_daily", scope="select * from hist_new_raw", keep="true",
+        input="stg_raw__price_daily", scope="select * from hist_new_raw",
         mapped=False, distinct=True, schema="intermediate"),
     "int_price_name_months": Spec(
         input="int_price_daily_mapped",
@@ -156,11 +156,10 @@ def base_reason(path: Path | None, models_dir: Path = MODELS_DIR) -> str:
 
 @dataclass
 class Incremental:
-    """Decides, model by model, whether to build from the previous published build (already
-    copied into the build file when `based_on_prior`); see the module docstring. `modes`
-    records what was done ({model: "incremental" | "full: why"})."""
+    """Decides, model by model, whether to build from the previous published build (copied
+    into the build file unless `full_reason` says why not: base_reason); see the module
+    docstring. `modes` records what was done ({model: "incremental" | "full: why"})."""
 
-    based_on_prior: bool
     full_reason: str = ""  # why the build is not based on the previous file (or was asked full)
     models_dir: Path = MODELS_DIR
     # DuckDB memory for a full build of the history models (window functions over every daily
@@ -266,8 +265,6 @@ class Incremental:
     def _why_not_base(self, con: duckdb.DuckDBPyConnection) -> str:
         if self.full_reason:
             return self.full_reason
-        if not self.based_on_prior:
-            return "full: no previous build"
         missing = [f"{schema}.{n}" for n, schema in
                    [*((n, s.schema) for n, s in SPECS.items()),
                     ("fetches", "intermediate"), ("int_gpu_name_map", "intermediate")]
