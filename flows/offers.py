@@ -143,6 +143,35 @@ def _age(days: float | None) -> str:
     return f"{days:.0f} d" if days >= 1 else f"{days * 24:.0f} h"
 
 
+def _kinds_shown(args: argparse.Namespace) -> str:
+    kinds = ["first-hand"] + [kind for kind, shown in (("reference", args.include_reference),
+                                                       ("crosscheck", args.include_crosscheck))
+                              if shown]
+    if len(kinds) == 1:
+        return "first-hand prices only"
+    return ", ".join(kinds[:-1]) + f" and {kinds[-1]} prices"
+
+
+def _hidden_offers(args: argparse.Namespace, model: str) -> str:
+    """What the options left out, when nothing first-hand matches: offline, the reference
+    prices are often all there is, and the user should hear of them, with the option."""
+    if args.include_reference and args.include_crosscheck:
+        return ""
+    every = offers(args.gpu, min_memory_gb=args.min_memory, max_price=args.max_price,
+                   provider=args.provider, region=args.region, pricing_model=model,
+                   sort=args.sort, all_regions=args.all_regions, include_crosscheck=True,
+                   include_reference=True)
+    kinds = every["source_kind"].value_counts()
+    hints = [f"{kinds[kind]} {label} (--include-{kind} lists them)"
+             for kind, label, shown in (
+                 ("reference", "curated reference price(s)", args.include_reference),
+                 ("crosscheck", "crosscheck table row(s)", args.include_crosscheck))
+             if not shown and kinds.get(kind, 0)]
+    if not hints:
+        return " (first-hand prices; no reference or crosscheck price matches either)"
+    return " among first-hand prices; " + " and ".join(hints) + " match"
+
+
 def cmd_offers(args: argparse.Namespace) -> int:
     from gpucost.flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
@@ -165,13 +194,12 @@ def cmd_offers(args: argparse.Namespace) -> int:
         return EXIT_OK
     if frame.empty:
         print(f"no {model.replace('_', '-')} offer in force matches {args.gpu!r}"
-              + ("" if args.include_crosscheck else " (first-hand prices; "
-                 "--include-crosscheck adds the curated public tables)"))
+              + _hidden_offers(args, model))
         return EXIT_FAILED
     rows = []
     for r in frame.itertuples():
-        mark = " (crosscheck)" if r.source_kind == "crosscheck" else (
-            " (reference)" if r.source_kind == "reference" else "")
+        mark = f" ({r.source_kind})" if r.source_kind != "first_hand" \
+            and r.source != r.source_kind else ""
         region = r.region or "-"
         if not args.all_regions and r.n_regions > 1:
             region += f" (+{r.n_regions - 1})"
@@ -189,7 +217,7 @@ def cmd_offers(args: argparse.Namespace) -> int:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     print(f"{len(rows)} offer(s), {model.replace('_', '-')}, "
           + ("every region" if args.all_regions else "cheapest region of each provider x sku")
-          + ("" if args.include_crosscheck else "; first-hand prices only"))
+          + "; " + _kinds_shown(args))
     return EXIT_OK
 
 

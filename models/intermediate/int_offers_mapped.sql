@@ -7,7 +7,9 @@
 --   typed in by people: source 'crosscheck'). Crosscheck offers are listed but never
 --   override: the marts rank them after any first-hand or reference price.
 -- * a reference price is used only for a (provider, accelerator_id, pricing_model) that no
---   first-hand offer in force covers with a known price.
+--   first-hand offer in force covers with a known price observed as late (within a day) as
+--   the reference row: a reference price typed from a newer page than the last fetch stays
+--   and supersedes the older offers below.
 -- * Windows-licensed rows are left out (prices are Linux); several rows with the same offer
 --   key in one source collapse to the cheapest known price (then the newest).
 -- * price_per_gpu_hour only for whole GPUs (gpu_count >= 1 and whole); fractional offers are
@@ -97,14 +99,18 @@ scraped_mapped as (
 
 first_hand_coverage as (
 
-    select distinct
+    select
         scraped_mapped.provider,
         scraped_mapped.accelerator_id,
-        scraped_mapped.pricing_model
+        scraped_mapped.pricing_model,
+        max(scraped_mapped.observed_at) as observed_at
     from scraped_mapped
     where scraped_mapped.accelerator_id is not null
         and scraped_mapped.price_per_hour is not null
         and scraped_mapped.source_kind = 'first_hand'
+        -- a file replayed without any date is stamped with the ingest time: it covers what
+        -- it lists whatever the reference row's date
+    group by all
 
 ),
 
@@ -140,6 +146,7 @@ reference_offers as (
         on first_hand_coverage.provider = reference_prices.provider
         and first_hand_coverage.accelerator_id = reference_prices.accelerator_id
         and first_hand_coverage.pricing_model = reference_prices.pricing_model
+        and first_hand_coverage.observed_at >= reference_prices.observed_at - interval 1 day
 
 ),
 
@@ -162,6 +169,9 @@ deduplicated as (
             all_offers.region,
             all_offers.pricing_model
         order by
+            -- the reference catalog keeps a price's earlier observations: the newest is in force
+            case when all_offers.source = 'reference' then all_offers.observed_at end
+                desc nulls last,
             all_offers.price_per_hour asc nulls last,
             all_offers.observed_at desc,
             all_offers.fetch_id desc nulls last,
@@ -185,12 +195,14 @@ flagged as (
 
 ),
 
--- freshness: a first-hand offer leaves the in-force set when another source holds a first-hand
--- observation of the same provider, accelerator, GPU count and pricing model that is more
--- than a day newer, in the same region (or the older offer names no region: Lambda's page
--- prices are not regional). SkyPilot's Lambda catalog of May so supersedes Lambda's own page
--- of January, whatever the sku is called. Within one source, the fetch in force of each
--- stream already decides (an offer its newer fetch no longer lists is gone).
+-- freshness: a first-hand or reference offer leaves the in-force set when another source, or
+-- another row of the reference catalog, holds a first-hand or reference observation of the same
+-- provider, accelerator, GPU count and pricing model that is more than a day newer, in the
+-- same region (or the older offer names no region: Lambda's page prices are not regional).
+-- SkyPilot's Lambda catalog of May so supersedes Lambda's own page of January, whatever the
+-- sku is called, whether either was fetched or typed into the reference catalog. Within one
+-- fetched source, the fetch in force of each stream already decides (an offer its newer fetch
+-- no longer lists is gone). Crosscheck tables supersede nothing and are never superseded.
 superseded as (
 
     select distinct
@@ -205,11 +217,11 @@ superseded as (
         and newer.accelerator_id = older.accelerator_id
         and newer.gpu_count = older.gpu_count
         and newer.pricing_model = older.pricing_model
-        and newer.source <> older.source
+        and (newer.source <> older.source or older.source = 'reference')
         and (older.region = '' or newer.region = older.region)
         and newer.observed_at > older.observed_at + interval 1 day
-    where older.source_kind = 'first_hand'
-        and newer.source_kind = 'first_hand'
+    where older.source_kind in ('first_hand', 'reference')
+        and newer.source_kind in ('first_hand', 'reference')
         and newer.price_per_hour is not null
         -- a file replayed without any date is stamped with the ingest time: it supersedes
         -- nothing (its observation date is unknown)

@@ -1,8 +1,9 @@
 -- one row per offer in force: source x provider x sku x region x pricing_model, with the
 -- accelerator it maps to (null when unmapped) and the per-GPU price (whole GPUs only). An
 -- offer leaves the set when a newer fetch of its own stream no longer lists it, or when another
--- source holds a newer (by more than a day) first-hand observation of the same provider,
--- accelerator, GPU count and pricing model (int_offers_mapped).
+-- source (or another row of the reference catalog) holds a newer (by more than a day)
+-- first-hand or reference observation of the same provider, accelerator, GPU count and pricing
+-- model (int_offers_mapped).
 -- source_kind: first_hand | reference | crosscheck (curated public tables: listed, never
 -- used as a price basis). Marketplace aggregates (Vast) carry offer_count and the 10th / 90th
 -- percentile per-GPU price; their price_per_hour is the median offer.

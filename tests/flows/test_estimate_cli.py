@@ -45,7 +45,9 @@ def test_training_table_shows_everything_the_issue_asks_for(warehouse, capsys):
     # cost per price basis, with the provider behind each
     basis_lines = {line.split()[0]: line.split() for line in out.splitlines()
                    if line.startswith("  on_demand") or line.startswith("  owned")}
-    assert basis_lines["on_demand_min"][1] == "lambda"
+    # RunPod's 2.99 (reference, 2026-08-10); Lambda's page price of 2026-01-09 (also 2.99) is
+    # superseded by its catalog price of 2026-05-07, 3.99
+    assert basis_lines["on_demand_min"][1] == "runpod"
     assert basis_lines["on_demand_min"][2] == "2.99"
     assert basis_lines["on_demand_min"][3] == "195,873"  # 65,509 h x 2.99
     assert "owned" in basis_lines
@@ -65,7 +67,7 @@ def test_training_json_is_the_same_estimate(warehouse, capsys):
     assert data["mode"] == "training" and data["gpus_defaulted"] is False
     by_basis = {r["price_basis"]: r for r in data["rows"]}
     od = by_basis["on_demand_min"]
-    assert od["accelerator_id"] == H100 and od["provider"] == "lambda"
+    assert od["accelerator_id"] == H100 and od["provider"] == "runpod"
     assert od["flops"] == pytest.approx(8.4e22)
     assert od["gpu_hours"] == pytest.approx(8.4e22 / (989.4e12 * 0.4 * 3600) / 0.9)
     assert od["wall_clock_days"] == pytest.approx(od["gpu_hours"] / 512 / 24)

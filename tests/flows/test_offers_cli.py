@@ -56,3 +56,20 @@ def test_offers_from_python(published) -> None:
     frame = gpucost.offers("H100:8", max_price=4.0)
     assert list(frame["sku"]) == ["gpu_8x_h100_sxm5"]
     assert frame["price_per_gpu_hour"][0] == pytest.approx(3.49)
+
+
+def test_offers_says_what_the_reference_prices_hold(published, capsys) -> None:
+    """No first-hand MI300X offer is in this warehouse; the reference catalog holds Azure's
+    ND96isr MI300X v5 at 48 USD/h for 8 GPUs (2026-05-20): the empty answer says so and names
+    the option, which lists it at 6 USD per GPU-hour."""
+    assert main(["offers", "MI300X"]) == EXIT_FAILED
+    out = capsys.readouterr().out
+    assert "no on-demand offer in force matches 'MI300X' among first-hand prices" in out
+    assert "curated reference price(s) (--include-reference lists them) match" in out
+    assert main(["offers", "MI300X", "--include-reference", "--format", "json"]) == EXIT_OK
+    rows = json.loads(capsys.readouterr().out)
+    azure = [r for r in rows if r["provider"] == "azure"]
+    assert [(r["sku"], r["source_kind"], r["price_per_gpu_hour"]) for r in azure] == [
+        ("Standard_ND96isr_MI300X_v5", "reference", pytest.approx(6.0))]
+    assert main(["offers", "MI300X", "--include-reference"]) == EXIT_OK
+    assert "first-hand and reference prices" in capsys.readouterr().out

@@ -84,3 +84,30 @@ def test_a_file_replayed_without_any_date_has_an_unknown_age(tmp_path) -> None:
     assert rows == [(False, None)]
     # the cheapest on-demand H100 SXM is the curated reference price (dated) or this one
     assert all(age is None for source, age in ages if source == "skypilot")
+
+
+def test_the_newest_observation_of_an_offer_is_in_force(shared_data: Path, tmp_path) -> None:
+    """Lambda's own page of 2026-01-09 lists 8x H100 SXM at 2.99 USD/GPU-h; the reference
+    catalog holds Lambda's price from its SkyPilot catalog of 2026-05-07: gpu_8x_h100_sxm5,
+    31.92 USD/h = 3.99 per GPU. What it costs now is the May price, whichever of the two was
+    fetched and which was typed in. A reference row observed the same day as a fetched page
+    (B200, 39.92 / 8 = 4.99 on 2026-01-09) gives way to the page: one offer, not two."""
+    pages = sorted((shared_data / "prices" / "pricing_pages_html" / "lambda").glob("*.html"))
+    outcomes, published = ingest_files("lambda", pages, data_dir=tmp_path / "wh", force=True)
+    assert published is not None and all(o.status == "replayed" for o in outcomes)
+    with duckdb.connect(str(tmp_path / "wh" / "gpucost.duckdb"), read_only=True) as con:
+        h100 = con.execute(
+            "select sku, source, price_per_gpu_hour, observed_at::date::varchar from gpu_offers "
+            "where provider = 'lambda' and accelerator_id = 'nvidia-h100-sxm5-80gb' "
+            "and gpu_count = 8 and pricing_model = 'on_demand'").fetchall()
+        b200 = con.execute(
+            "select sku, source, price_per_gpu_hour from gpu_offers where provider = 'lambda' "
+            "and accelerator_id = 'nvidia-b200-sxm-180gb'").fetchall()
+        cheapest = con.execute(
+            "select min_price_per_gpu_hour, cheapest_provider from gpu_prices "
+            "where accelerator_id = 'nvidia-h100-sxm5-80gb' and pricing_model = 'on_demand'"
+        ).fetchone()
+    assert h100 == [("gpu_8x_h100_sxm5", "reference", pytest.approx(3.99), "2026-05-07")]
+    assert b200 == [("8x NVIDIA B200 SXM6 180GB", "lambda", pytest.approx(4.99))]
+    # RunPod's on-demand 2.99 (reference, 2026-08-10) is now the cheapest H100 SXM
+    assert cheapest == (pytest.approx(2.99), "runpod")

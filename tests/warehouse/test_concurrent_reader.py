@@ -55,7 +55,8 @@ def _snapshot(path: Path, marts: list[str]) -> dict[str, list[int]]:
 
 def test_reader_keeps_old_data_across_a_refresh_and_new_connections_see_new(tmp_path):
     sky = FIXTURES / "skypilot" / "lambda_vms_tiny.csv"
-    ingest_files("skypilot", [sky], observed_at=datetime(2026, 3, 1, tzinfo=UTC),
+    # dated after the reference catalog's Lambda prices, so the fixtures' offers are in force
+    ingest_files("skypilot", [sky], observed_at=datetime(2026, 11, 1, tzinfo=UTC),
                  data_dir=tmp_path)
     path = serving_path(tmp_path)
     marts = mart_names()
@@ -67,7 +68,7 @@ def test_reader_keeps_old_data_across_a_refresh_and_new_connections_see_new(tmp_
         time.sleep(0.1)  # the reader is looping over its open connection
         newer = FIXTURES / "service" / "lambda_vms_2026-03-08.csv"
         outcomes, published = ingest_files(
-            "skypilot", [newer], observed_at=datetime(2026, 3, 8, tzinfo=UTC),
+            "skypilot", [newer], observed_at=datetime(2026, 11, 8, tzinfo=UTC),
             data_dir=tmp_path)  # must not fail on the reader's lock
         assert [o.status for o in outcomes] == ["replayed"] and published is not None
         time.sleep(0.1)
@@ -87,6 +88,6 @@ def test_reader_keeps_old_data_across_a_refresh_and_new_connections_see_new(tmp_
     assert fresh["gpu_offers"] != first["gpu_offers"]
     con = duckdb.connect(str(path), read_only=True)
     h100 = con.execute("select price_per_gpu_hour from gpu_offers "
-                       "where sku = 'gpu_8x_h100_sxm5'").fetchone()[0]
+                       "where sku = 'gpu_8x_h100_sxm5' and source = 'skypilot'").fetchone()[0]
     con.close()
     assert abs(h100 - 27.92 / 8) < 1e-9
