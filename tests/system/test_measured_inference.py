@@ -132,6 +132,34 @@ def test_claims_show_the_measured_ratio(con) -> None:  # type: ignore[no-untyped
     assert to_measured == pytest.approx(4 / ratio)
 
 
+def test_claims_against_the_hopper_gpu_that_ran_the_claims_model(con) -> None:  # type: ignore[no-untyped-def]
+    """The seeds' "vs the Hopper platform" on GPT-OSS-120B: H200 ran it (v6.0, Red Hat's llm-d,
+    vLLM), so the H200 rows pair on the claim's own benchmark, round and software (match 1):
+    Red Hat's 8 x B200 93,070.7 tokens/s vs 8 x H200 28,680.0, per GPU 11,633.8 / 3,585.0."""
+    rows = {r[0]: r[1:] for r in con.execute(
+        "select scenario_id, measured_benchmark, measured_round, measured_software, "
+        "measured_baseline_software, measured_match, measured_ratio, price_ratio, "
+        "measured_cost_ratio, claim_to_measured, price_ratio_needed from inference_claims "
+        "where price_basis = 'on_demand_min'").fetchall()}
+    ratio = (93070.7 / 8) / (28680.0 / 8)  # 3.245
+    bench, rnd, sw, base_sw, match, measured, price, cost, to_measured, needed = rows[
+        "gpt-oss-120b-b200-vs-h200"]
+    assert (bench, rnd, sw, base_sw, match) == ("gpt-oss-120b", "v6.0", "vLLM", "vLLM", 1)
+    assert measured == pytest.approx(ratio)
+    # B200 at Lambda's 4.99, H200 at RunPod's 4.39 (reference prices): 2.855x cheaper measured
+    assert price == pytest.approx(4.99 / 4.39)
+    assert cost == pytest.approx(ratio / (4.99 / 4.39))
+    assert to_measured == pytest.approx(15 / (ratio / (4.99 / 4.39)))  # 5.25
+    assert needed == pytest.approx(ratio / 15)  # 0.216
+    *_, to_measured_4x, _ = rows["gpt-oss-120b-blackwell-4x-per-gpu-h200"]
+    assert to_measured_4x == pytest.approx(4 / ratio)  # 1.23
+    # GB300: Nebius's NVL72 (TensorRT-LLM) 1,046,150 / 72 vs the same H200 (vLLM): match 2
+    bench, rnd, sw, base_sw, match, measured, *_ = rows["gpt-oss-120b-gb300-vs-h200"]
+    assert (bench, rnd, sw, base_sw, match) == ("gpt-oss-120b", "v6.0", "TensorRT-LLM", "vLLM",
+                                                2)
+    assert measured == pytest.approx((1.04615e6 / 72) / 3585.0, rel=1e-4)  # 4.05
+
+
 def test_bare_70b_estimate_on_h200_is_within_2x_of_measured(warehouse: Path,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("GPUCOST_DATA_DIR", str(warehouse))
