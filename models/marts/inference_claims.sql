@@ -1,7 +1,10 @@
--- one row per inference scenario with a claimed cost ratio x price basis both platforms have
--- (a claim with no priced pair keeps one row with null figures): the vendor's claimed "N x
+-- one row per inference scenario with a claim x price basis (both platforms' for a ratio; a
+-- claim with no priced pair keeps one row with null figures): the vendor's claimed "N x
 -- lower cost per million tokens" beside the ratio the roofline (specs) and live prices
--- support, and beside what measurements show (MLPerf Inference, inference_throughput). It pairs
+-- support, and beside what measurements show (MLPerf Inference, inference_throughput). An
+-- absolute claim ("N USD per million tokens" on one platform, claim_kind
+-- usd_per_million_tokens) is set beside the platform's cheapest measured cost on the claim's
+-- benchmark at each price basis, and the price per GPU-hour it would need. It pairs
 -- the scenario's rows of inference_cost for the platform and the baseline,
 -- exactly as the macro inference_cost_ratio (used by `gpucost estimate --compare`) pairs two
 -- inference_cost_estimate calls: supported_ratio = baseline USD per million output tokens /
@@ -13,10 +16,12 @@
 --   question: the question the scenario answers
 --   accelerator: the platform the claim is about, as the scenario spells it
 --   baseline_accelerator: the baseline the claim compares with, as the scenario spells it
---   claim_kind: cost_per_token (the claim: N x lower USD per million tokens) or throughput_per_gpu
---     (N x more tokens per second per GPU)
+--   claim_kind: cost_per_token (the claim: N x lower USD per million tokens), throughput_per_gpu
+--     (N x more tokens per second per GPU) or usd_per_million_tokens (N USD per million tokens)
 --   claimed_ratio [ratio]: the claimed N: "N x lower cost per million tokens" or "N x higher
 --     per-GPU throughput" of the platform against the baseline
+--   claimed_usd_per_million_output_tokens [USD per million tokens]: an absolute claim's N; null
+--     for a ratio claim
 --   claim_source_url: where the claim is made
 --   price_basis: the price basis both platforms are priced at (a basis of price_bases); null when
 --     no basis prices both
@@ -34,8 +39,9 @@
 --   supported_ratio [ratio]: baseline_usd_per_million_output_tokens /
 --     usd_per_million_output_tokens: how many times cheaper specs and live prices make the platform
 --   claim_to_supported [ratio]: claimed_ratio / supported_ratio for a cost claim, claimed_ratio /
---     throughput_ratio_per_gpu for a throughput claim (> 1: the claim exceeds what specs and prices
---     support)
+--     throughput_ratio_per_gpu for a throughput claim, usd_per_million_output_tokens /
+--     claimed_usd_per_million_output_tokens for an absolute claim (> 1: the claim exceeds what
+--     specs and prices support)
 --   measured_benchmark: the benchmark of the measured pair (inference_throughput.benchmark); null
 --     when the two accelerators were never measured on one benchmark and scenario
 --   measured_scenario: its scenario (Offline, Server, Interactive)
@@ -44,7 +50,8 @@
 --   measured_software: the platform's software family
 --   measured_baseline_software: the baseline's software family
 --   measured_match: how close the pair is to the claim: 1 claim's benchmark, same round and
---     software family; 2 same round; 3 different rounds; 4, 5, 6 the same on another benchmark
+--     software family; 2 same round; 3 different rounds; 4, 5, 6 the same on another benchmark;
+--     null for an absolute claim
 --   measured_tokens_per_second_per_gpu [tokens/s per GPU]: the platform's measured per-GPU
 --     throughput
 --   measured_baseline_tokens_per_second_per_gpu [tokens/s per GPU]: the baseline's
@@ -52,10 +59,19 @@
 --     measured_baseline_tokens_per_second_per_gpu
 --   measured_cost_ratio [ratio]: measured_ratio / price_ratio: how many times cheaper per million
 --     tokens the measurements make the platform at this price basis
---   claim_to_measured [ratio]: claimed_ratio / measured_cost_ratio (cost claim) or claimed_ratio /
---     measured_ratio (throughput claim): > 1, the claim exceeds what was measured
+--   measured_usd_per_million_output_tokens [USD per million tokens]: for an absolute claim, the
+--     platform's cheapest measured cost on the claim's benchmark at this price basis
+--     (inference_measured, comparable results, any scenario); null for a ratio claim
+--   measured_submitter: for an absolute claim, the submitter of that measured result
+--   claim_to_measured [ratio]: claimed_ratio / measured_cost_ratio (cost claim), claimed_ratio /
+--     measured_ratio (throughput claim) or measured_usd_per_million_output_tokens /
+--     claimed_usd_per_million_output_tokens (absolute claim): > 1, the claim exceeds what was
+--     measured
 --   price_ratio_needed [ratio]: for a cost claim, measured_ratio / claimed_ratio: the platform /
 --     baseline price ratio at which the measured throughput would give the claimed cost ratio
+--   price_per_gpu_hour_needed [USD per GPU-hour]: for an absolute claim, the price of one
+--     GPU-hour at which the measured throughput gives the claimed cost:
+--     claimed_usd_per_million_output_tokens x measured_tokens_per_second_per_gpu x 3600 / 10^6
 --   note: the scenario's note (model shape, caveats)
 
 with
@@ -64,6 +80,20 @@ claims as (
 
     select * from stg_curated__inference_scenarios
     where claimed_ratio is not null
+
+),
+
+absolute_claims as (
+
+    select * from stg_curated__inference_scenarios
+    where claimed_ratio is null
+        and claimed_usd_per_million_output_tokens is not null
+
+),
+
+measured as (
+
+    select * from inference_measured
 
 ),
 
@@ -130,6 +160,81 @@ measured_pairs as (
 
 ),
 
+-- an absolute claim: the platform's roofline cost (inference_cost) at each price basis beside
+-- its cheapest measured cost on the claim's benchmark at the same basis
+absolute_rows as (
+
+    select
+        claims.scenario_id,
+        costs.price_basis,
+        costs.accelerator_id,
+        costs.provider,
+        costs.price_per_gpu_hour,
+        costs.usd_per_million_output_tokens,
+        best.benchmark as measured_benchmark,
+        best.scenario as measured_scenario,
+        best.round as measured_round,
+        best.software_family as measured_software,
+        best.submitter as measured_submitter,
+        best.tokens_per_second_per_accelerator as measured_tokens_per_second_per_gpu,
+        best.usd_per_million_output_tokens as measured_usd_per_million_output_tokens
+    from absolute_claims as claims
+    inner join aliases as platform_alias
+        on platform_alias.alias_key = claims.accelerator_key
+    inner join costs
+        on costs.scenario_id = claims.scenario_id
+        and costs.accelerator_id = platform_alias.accelerator_id
+    left join lateral (
+        select measured.*
+        from measured
+        where measured.accelerator_id = costs.accelerator_id
+            and measured.price_basis = costs.price_basis
+            and measured.benchmark = claims.benchmark
+            and measured.comparable
+            and measured.usd_per_million_output_tokens is not null
+        order by measured.usd_per_million_output_tokens, measured.round desc,
+            measured.submitter, measured.system
+        limit 1
+    ) as best on true
+
+),
+
+absolute_final as (
+
+    select
+        claims.scenario_id,
+        claims.question,
+        claims.accelerator,
+        claims.baseline_accelerator,
+        claims.claim_kind,
+        claims.claimed_ratio,
+        claims.claimed_usd_per_million_output_tokens,
+        claims.claim_source_url,
+        rows.price_basis,
+        rows.accelerator_id,
+        rows.provider,
+        rows.price_per_gpu_hour,
+        rows.usd_per_million_output_tokens,
+        rows.usd_per_million_output_tokens / claims.claimed_usd_per_million_output_tokens
+            as claim_to_supported,
+        rows.measured_benchmark,
+        rows.measured_scenario,
+        rows.measured_round,
+        rows.measured_software,
+        rows.measured_submitter,
+        rows.measured_tokens_per_second_per_gpu,
+        rows.measured_usd_per_million_output_tokens,
+        rows.measured_usd_per_million_output_tokens
+            / claims.claimed_usd_per_million_output_tokens as claim_to_measured,
+        claims.claimed_usd_per_million_output_tokens * rows.measured_tokens_per_second_per_gpu
+            * 3600 / 1e6 as price_per_gpu_hour_needed,
+        claims.note
+    from absolute_claims as claims
+    left join absolute_rows as rows
+        on rows.scenario_id = claims.scenario_id
+
+),
+
 final as (
 
     select
@@ -182,7 +287,27 @@ final as (
     left join measured_pairs
         on measured_pairs.scenario_id = claims.scenario_id
 
+),
+
+all_claims as (
+
+    select * from final
+    union all by name
+    select * from absolute_final
+
 )
 
-select * from final
-order by final.scenario_id, final.price_basis
+select
+    scenario_id, question, accelerator, baseline_accelerator, claim_kind, claimed_ratio,
+    claimed_usd_per_million_output_tokens, claim_source_url, price_basis, accelerator_id,
+    baseline_accelerator_id, provider, baseline_provider, price_per_gpu_hour,
+    baseline_price_per_gpu_hour, throughput_ratio_per_gpu, price_ratio,
+    usd_per_million_output_tokens, baseline_usd_per_million_output_tokens, supported_ratio,
+    claim_to_supported, measured_benchmark, measured_scenario, measured_round,
+    measured_baseline_round, measured_software, measured_baseline_software, measured_submitter,
+    measured_match, measured_tokens_per_second_per_gpu,
+    measured_baseline_tokens_per_second_per_gpu, measured_ratio, measured_cost_ratio,
+    measured_usd_per_million_output_tokens, claim_to_measured, price_ratio_needed,
+    price_per_gpu_hour_needed, note
+from all_claims
+order by all_claims.scenario_id, all_claims.price_basis

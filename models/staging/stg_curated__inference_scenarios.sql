@@ -1,6 +1,7 @@
 -- one row per inference-cost scenario (catalog/inference_scenarios.csv), typed: the model
--- served, its precision and batch, and optionally a vendor's claimed cost ratio between a
--- platform (accelerator) and a baseline (baseline_accelerator).
+-- served, its precision and batch, and optionally a vendor's claim: a ratio between a
+-- platform (accelerator) and a baseline (baseline_accelerator), or an absolute USD per million
+-- tokens on the platform.
 
 with
 
@@ -36,9 +37,12 @@ renamed as (
 
         ---------- the claim, if any
         cast(nullif(trim(source.claimed_ratio), '') as double) as claimed_ratio,
+        -- an absolute claim: "N USD per million tokens" on the platform (no baseline)
+        cast(nullif(trim(source.claimed_usd_per_million_output_tokens), '') as double)
+            as claimed_usd_per_million_output_tokens,
         nullif(trim(source.claim_source_url), '') as claim_source_url,
-        -- cost_per_token (N x lower USD per million tokens) or throughput_per_gpu (N x more
-        -- tokens/s per GPU); null without a claim
+        -- cost_per_token (N x lower USD per million tokens), throughput_per_gpu (N x more
+        -- tokens/s per GPU) or usd_per_million_tokens (an absolute cost); null without a claim
         lower(nullif(trim(source.claim_kind), '')) as claim_kind,
         -- the MLPerf benchmark measuring this model (inference_throughput.benchmark), if any
         lower(nullif(trim(source.benchmark), '')) as benchmark,

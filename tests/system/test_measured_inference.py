@@ -160,6 +160,33 @@ def test_claims_against_the_hopper_gpu_that_ran_the_claims_model(con) -> None:  
     assert measured == pytest.approx((1.04615e6 / 72) / 3585.0, rel=1e-4)  # 4.05
 
 
+def test_an_absolute_claim_beside_the_measured_cost(con) -> None:  # type: ignore[no-untyped-def]
+    """The seeds' "B200: two cents per million tokens on GPT-OSS-120B". Its cheapest measured
+    B200 result is Red Hat's llm-d 8 x B200 (v6.0 Offline, vLLM): 93,070.7 tokens/s, 11,633.8
+    per GPU. At Lambda's 4.99 USD per GPU-hour: 4.99 / (11,633.8 x 3600) x 10^6 = 0.119 USD
+    per million, 5.96x the claim; the claim needs 0.02 x 11,633.8 x 3600 / 10^6 = 0.838 USD
+    per GPU-hour."""
+    row = con.execute(
+        "select claim_kind, claimed_usd_per_million_output_tokens, provider, price_per_gpu_hour, "
+        "measured_benchmark, measured_scenario, measured_round, measured_submitter, "
+        "measured_software, measured_tokens_per_second_per_gpu, "
+        "measured_usd_per_million_output_tokens, claim_to_measured, price_per_gpu_hour_needed, "
+        "claimed_ratio, measured_ratio from inference_claims "
+        "where scenario_id = 'gpt-oss-120b-b200-two-cents' and price_basis = 'on_demand_min'"
+    ).fetchall()
+    assert len(row) == 1
+    (kind, claimed, provider, price, bench, scenario, rnd, submitter, software, tps, usd,
+     to_measured, needed, claimed_ratio, measured_ratio) = row[0]
+    assert (kind, claimed, provider, price) == ("usd_per_million_tokens", 0.02, "lambda", 4.99)
+    assert (bench, scenario, rnd, submitter, software) == ("gpt-oss-120b", "Offline", "v6.0",
+                                                           "RedHat", "vLLM")
+    assert tps == pytest.approx(93070.7 / 8)
+    assert usd == pytest.approx(4.99 / (93070.7 / 8 * 3600) * 1e6)  # 0.1191
+    assert to_measured == pytest.approx(usd / 0.02)  # 5.96
+    assert needed == pytest.approx(0.02 * 93070.7 / 8 * 3600 / 1e6)  # 0.838
+    assert claimed_ratio is None and measured_ratio is None
+
+
 def test_bare_70b_estimate_on_h200_is_within_2x_of_measured(warehouse: Path,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("GPUCOST_DATA_DIR", str(warehouse))
