@@ -3,7 +3,7 @@
 One failing source never stops the others: its failure is recorded with a named error and its
 last good data stays in force. Each run ends with a table artifact summarising every source
 and a verdict (`RunSummary.verdict()`, e.g. "0 of 15 live sources refreshed; 15 unreachable
-(offline?); serving reference prices 102.4 days old").
+(offline?); serving reference prices (the newest 102.4 days old)").
 
 How failures show in Prefect (measured on prefect 3.8):
 

@@ -105,7 +105,7 @@ class RunSummary:
 
     def verdict(self) -> str:
         """One line that says what happened, e.g. "3 of 14 live sources refreshed; 11
-        unreachable; serving reference prices 102.4 days old"."""
+        unreachable; serving reference prices (the newest 102.4 days old)"."""
         fetched, ok = self.fetched, self.refreshed
         failed = [s for s in fetched if s.status in ("failed", "stale")]
         unreachable = [s for s in failed if s.error_type == "UnreachableError"]
@@ -129,7 +129,7 @@ class RunSummary:
         reference = next((s for s in self.sources if s.status == "curated"), None)
         prices = [s for s in fetched if s.kind == "prices"]
         if reference and prices and not any(s.status in REFRESHED for s in prices):
-            parts.append(f"serving reference prices {_days(reference.data_age_days)}")
+            parts.append(f"serving reference prices (the newest {_days(reference.data_age_days)})")
         if not self.published:
             parts.append("NOT published (the previous warehouse stays)")
         return "; ".join(parts)

@@ -54,7 +54,7 @@ def check_offline_output(out: str, err: str, n_sources: int) -> str:
     verdict = out.strip().splitlines()[-1]
     assert verdict.startswith(f"0 of {n_sources} live sources refreshed; "
                               f"{n_sources} unreachable (offline?); serving reference prices ")
-    assert verdict.endswith(" days old")
+    assert verdict.endswith(" days old)")
     assert sum("UnreachableError" in line for line in lines) == n_sources  # one line each
     assert any(line.startswith("published ") and "`gpucost tables`" in line for line in lines)
     return verdict
@@ -96,7 +96,7 @@ def test_verdict_and_final_state():
                         "vast": ("stale", "UnreachableError")})
     assert offline.verdict() == ("0 of 2 live sources refreshed; 2 unreachable (offline?); "
                                  "1 serving their last good data (up to 3.0 days old); "
-                                 "serving reference prices 102.5 days old")
+                                 "serving reference prices (the newest 102.5 days old)")
     assert not offline.succeeded  # the flow run ends Failed
     partly = _summary({"aws": ("live", None), "azure": ("failed", "HttpStatusError"),
                        "vast": ("failed", "UnreachableError"), "oci": ("unchanged", None)})
