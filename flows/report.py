@@ -138,8 +138,10 @@ STALE_DAYS = 7.0
 
 
 def _prices_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
-    """The lead table: accelerator x provider, the cheapest first-hand on-demand offer in
-    force per provider (USD per GPU-hour), its age and where it was read."""
+    """The lead table: accelerator x provider, the cheapest first-hand or reference on-demand
+    offer in force per provider (USD per GPU-hour), its age and where it was read. Reference
+    prices (typed from a dated public price page) count: offline they are what the cost
+    tables below rest on, and an offer leaves gpu_offers when a newer observation exists."""
     if "gpu_offers" not in tables or "accelerators" not in tables:
         return Panel(missing="gpu_offers is not in this warehouse")
     rows = con.execute(f"""
@@ -147,7 +149,8 @@ def _prices_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
             select gpu_offers.*, accelerators.name
             from gpu_offers
             inner join accelerators using (accelerator_id)
-            where gpu_offers.source_kind = 'first_hand' and gpu_offers.currency = 'USD'
+            where gpu_offers.source_kind in ('first_hand', 'reference')
+                and gpu_offers.currency = 'USD'
                 and gpu_offers.pricing_model = 'on_demand'
                 and gpu_offers.price_per_gpu_hour > 0
             qualify row_number() over (partition by gpu_offers.accelerator_id,
@@ -167,11 +170,12 @@ def _prices_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
         order by ranked.n_providers desc, offers.accelerator_id, offers.price_per_gpu_hour
     """).fetchall()
     if not rows:
-        return Panel(missing="no first-hand on-demand USD price in force yet")
+        return Panel(missing="no first-hand or reference on-demand USD price in force yet")
     return Panel(rows=rows, note=f"the {PRICE_TABLE_ACCELERATORS} accelerators offered by the "
                  f"most providers; per accelerator the {PRICE_TABLE_PROVIDERS} cheapest providers"
-                 " (their cheapest first-hand on-demand offer in force). `gpucost offers NAME` "
-                 "lists every offer.")
+                 " (their cheapest on-demand offer in force, fetched or, source 'reference', "
+                 "typed from a dated public price page; crosscheck tables are left out). "
+                 "`gpucost offers NAME --include-reference` lists every offer.")
 
 
 def _banner(con: duckdb.DuckDBPyConnection, tables: set[str]) -> str:

@@ -228,6 +228,11 @@ def test_report_leads_with_prices_and_draws_a_line_per_provider(service_warehous
     assert ("<td>NVIDIA H100 SXM5 80GB</td><td>lambda</td><td class=\"num\">3.490</td>"
             in html)
     assert "<td></td><td><a" not in html  # an unknown age says so, never a blank cell
+    # reference prices count, marked and linked to the page they were typed from: RunPod's
+    # on-demand H100 SXM, 2.99 (catalog/reference_prices.csv, 2026-08-10)
+    assert ('<td>NVIDIA H100 SXM5 80GB</td><td>runpod</td><td class="num">2.990</td>'
+            '<td>H100 SXM</td>' in html)
+    assert '<a href="https://www.runpod.io/pricing">reference</a>' in html
     history = html[html.index('<section id="history">'):]
     history = history[:history.index("</section>")]
     titles = re.findall(r'<path class="series"[^>]*><title>([^<]+)</title>', history)
