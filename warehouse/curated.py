@@ -28,6 +28,8 @@ CURATED_TABLES = (
     "inference_scenarios",
     # measured inference (issue 12): rack/system prices, systems whose JSON is unpublished
     "system_prices",
+    # per-GPU-hour costs published by an analyst model (SemiAnalysis TCO, as InferenceX uses)
+    "analyst_gpu_costs",
     "mlperf_systems",
     "mlperf_benchmarks",
     # training feasibility and calibrated utilisation (issue 11)

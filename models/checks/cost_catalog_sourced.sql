@@ -1,7 +1,8 @@
 -- guards: every figure typed into the cost catalog files has a source: each training
 -- scenario, inference scenario, published run and cost preset has a source_url, a reported
 -- MFU has its own source, a claimed ratio has the claim's source, a run says how far its
--- figures can be trusted (confidence), and every scale-up domain has its source.
+-- figures can be trusted (confidence), every scale-up domain has its source, and every analyst
+-- cost per GPU-hour has its source, date and kind.
 
 select 'training_scenarios' as catalog_file, scenarios.scenario_id as row_id,
     'source_url' as missing
@@ -18,7 +19,8 @@ union all
 
 select 'inference_scenarios', inference.scenario_id, 'claim_source_url'
 from stg_curated__inference_scenarios as inference
-where inference.claimed_ratio is not null
+where (inference.claimed_ratio is not null
+        or inference.claimed_usd_per_million_output_tokens is not null)
     and inference.claim_source_url is null
 
 union all
@@ -51,3 +53,11 @@ union all
 select 'scale_up_domains', domains.accelerator_id, 'source_url'
 from stg_curated__scale_up_domains as domains
 where domains.source_url is null
+
+union all
+
+select 'analyst_gpu_costs', costs.accelerator_id || ' ' || costs.price_basis,
+    'source_url, price_date and a basis_kind of owned or estimated'
+from stg_curated__analyst_gpu_costs as costs
+where costs.source_url is null or costs.price_date is null
+    or costs.basis_kind not in ('owned', 'estimated')

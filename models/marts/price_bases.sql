@@ -10,6 +10,10 @@
 -- * owned: Epoch AI's amortised owned cost (ownership_cost.owned_usd_per_gpu_hour), from the
 --   chip's purchase price or, for an accelerator sold only in a rack (GB200 / GB300 NVL72),
 --   from its share of a cited system price (source_url, basis_note say which);
+-- * analyst bases (catalog/analyst_gpu_costs.csv, source 'analyst'): SemiAnalysis's published
+--   per-GPU-hour rates, the ones InferenceX prices measured tokens at: tco_hyperscaler and
+--   tco_neocloud (total cost of ownership, basis_kind owned) and rental_3y_survey (3-year rental
+--   market price, basis_kind estimated), for the accelerators the analyst covers;
 -- * rows are ordered observed first, then estimated, then owned.
 --
 -- columns:
@@ -17,17 +21,19 @@
 --     community_min, reserved_1y_min, reserved_3y_min; reserved_1y_cud_est / reserved_3y_cud_est
 --     (the cheapest on-demand price less that provider's default committed-use discount, where no
 --     reserved price is observed); owned (Epoch AI's amortised owned cost,
---     ownership_cost.owned_usd_per_gpu_hour)
+--     ownership_cost.owned_usd_per_gpu_hour); tco_hyperscaler, tco_neocloud, rental_3y_survey
+--     (SemiAnalysis's published per-GPU-hour rates, catalog/analyst_gpu_costs.csv)
 --   pricing_model: the pricing model the basis prices (on_demand, spot, community, reserved_1y,
---     reserved_3y), or 'owned'
+--     reserved_3y), or 'owned', or for an analyst basis its own name
 --   price_per_gpu_hour [USD per GPU-hour]: the basis price of one GPU-hour
 --   provider: the provider behind the basis (the cheapest one for _min and _cud_est); null for
 --     on_demand_median and owned
---   source: the source of that price; null for on_demand_median; 'ownership_cost' for owned
+--   source: the source of that price; null for on_demand_median; 'ownership_cost' for owned;
+--     'analyst' for an analyst basis
 --   n_providers [providers]: providers the basis is taken over (first-hand and reference providers
 --     of the pricing model; for _cud_est those with a discount assumption); null for owned
 --   observed_at [timestamp (UTC)]: when the price was observed (for on_demand_median the oldest
---     price behind it); null for owned
+--     price behind it; for rental_3y_survey the survey's publication); null for owned kinds
 --   basis_kind: observed (a price seen in force), estimated (an observed price less an assumed
 --     discount: say so wherever it is used) or owned (a modelled cost)
 --   sku: the offer behind the basis (null for on_demand_median); for owned, the system whose cited
@@ -52,6 +58,39 @@ owned_costs as (
 system_prices as (
 
     select * from stg_curated__system_prices
+
+),
+
+analyst_costs as (
+
+    select * from stg_curated__analyst_gpu_costs
+
+),
+
+analyst_bases as (
+
+    select
+        analyst_costs.accelerator_id,
+        analyst_costs.price_basis,
+        analyst_costs.price_basis as pricing_model,
+        analyst_costs.basis_kind,
+        analyst_costs.price_per_gpu_hour,
+        'USD' as currency,
+        cast(null as varchar) as provider,
+        'analyst' as source,
+        cast(null as varchar) as sku,
+        cast(null as varchar) as region,
+        cast(null as bigint) as fetch_id,
+        analyst_costs.source_url,
+        cast(null as bigint) as n_providers,
+        case
+            when analyst_costs.basis_kind = 'estimated'
+                then timezone('UTC', cast(analyst_costs.price_date as timestamp))
+        end as observed_at,
+        analyst_costs.note || ' (' || strftime(analyst_costs.price_date, '%Y-%m-%d') || ')'
+            as basis_note
+    from analyst_costs
+    where analyst_costs.price_per_gpu_hour > 0
 
 ),
 
@@ -93,6 +132,8 @@ final as (
     select * from bases
     union all by name
     select * from owned_bases
+    union all by name
+    select * from analyst_bases
 
 )
 

@@ -86,9 +86,28 @@ def test_required_platforms_are_priced(con) -> None:  # type: ignore[no-untyped-
         assert priced[f"llama2-70b {acc}"] > 0, acc
     for acc in ("nvidia-b200-sxm-180gb", "nvidia-gb300-288gb"):
         assert priced[f"gpt-oss-120b {acc}"] > 0, acc
-    # MI325X is measured but no first-hand source prices it (only aggregator listings, which
-    # are never a price basis): it stays in the mart, unpriced, rather than being dropped
-    assert priced["llama2-70b amd-mi325x-256gb"] == 0
+    assert priced["llama2-70b amd-mi325x-256gb"] > 0
+
+
+def test_mi325x_is_priced_at_the_analyst_rates_only(con) -> None:  # type: ignore[no-untyped-def]
+    """No first-hand source lists an MI325X price (only aggregator listings, never a price
+    basis; DigitalOcean sells it by contract) and no chip price is cited; SemiAnalysis's
+    published rates (catalog/analyst_gpu_costs.csv, InferenceX-app ae3a240, July 2026) price
+    it: TCO 1.0998 (hyperscaler) and 1.3235 (neocloud), 3-year rental 1.60 USD per GPU-hour.
+    AMD's 8 x MI325X (v5.1, Llama 2 70B Offline) generates 34,520.4 tokens/s, 4,315.05 per GPU:
+    1.3234578915 / (4,315.05 x 3600) x 10^6 = 0.0852 USD per million at the neocloud TCO."""
+    rows = {r[0]: r[1:] for r in con.execute(
+        "select price_basis, basis_kind, price_per_gpu_hour, usd_per_million_output_tokens, "
+        "price_source from inference_measured where accelerator_id = 'amd-mi325x-256gb' "
+        "and benchmark = 'llama2-70b' and scenario = 'Offline' and round = 'v5.1' "
+        "and submitter = 'AMD'").fetchall()}
+    assert set(rows) == {"tco_hyperscaler", "tco_neocloud", "rental_3y_survey"}
+    kind, price, usd, source = rows["tco_neocloud"]
+    assert (kind, source) == ("owned", "analyst")
+    assert price == pytest.approx(1.3234578915100057)
+    assert usd == pytest.approx(1.3234578915100057 / (34520.4 / 8 * 3600) * 1e6)  # 0.0852
+    assert usd == pytest.approx(0.0852, abs=1e-4)
+    assert rows["rental_3y_survey"][:2] == ("estimated", pytest.approx(1.6))
 
 
 def test_gb300_is_priced_from_a_cited_rack_price(con) -> None:  # type: ignore[no-untyped-def]
@@ -158,6 +177,19 @@ def test_claims_against_the_hopper_gpu_that_ran_the_claims_model(con) -> None:  
     assert (bench, rnd, sw, base_sw, match) == ("gpt-oss-120b", "v6.0", "TensorRT-LLM", "vLLM",
                                                 2)
     assert measured == pytest.approx((1.04615e6 / 72) / 3585.0, rel=1e-4)  # 4.05
+
+
+def test_claims_at_the_analyst_rates_the_claims_benchmark_uses(con) -> None:  # type: ignore[no-untyped-def]
+    """At SemiAnalysis's neocloud TCO (B200 2.0693, H100 1.5501 USD per GPU-hour), the measured
+    B200 / H100 pair (3.295x per GPU) is 3.295 / 1.335 = 2.47x cheaper: 6x short of 15x."""
+    rows = dict(con.execute(
+        "select scenario_id, measured_cost_ratio from inference_claims "
+        "where price_basis = 'tco_neocloud'").fetchall())
+    ratio = (102725 / 8) / (62351.6 / 16)
+    price_ratio = 2.0693175588620671 / 1.5501205804741525
+    assert rows["gpt-oss-120b-b200-vs-hopper"] == pytest.approx(ratio / price_ratio)  # 2.468
+    assert rows["gpt-oss-120b-b200-vs-h200"] == pytest.approx(
+        (93070.7 / 28680.0) / (2.0693175588620671 / 1.5918579041035947))  # 2.496
 
 
 def test_an_absolute_claim_beside_the_measured_cost(con) -> None:  # type: ignore[no-untyped-def]
