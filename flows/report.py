@@ -353,7 +353,8 @@ def _training_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
 def _measured_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     """Per benchmark and accelerator: the lowest measured USD per million output tokens
     (inference_measured, comparable Offline results) at the cheapest observed price, else at
-    the owned cost (no rental observed: GB300 NVL72)."""
+    the owned cost (no rental observed: GB300 NVL72), else at the analyst's neocloud TCO (no
+    rental and no cited purchase price: MI325X)."""
     if "inference_measured" not in tables:
         return Panel(missing="the inference_measured mart is not in this warehouse")
     rows = con.execute("""
@@ -362,10 +363,12 @@ def _measured_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
             provider, basis_kind, tokens_per_second_per_accelerator
         from inference_measured
         where comparable and scenario = 'Offline' and usd_per_million_output_tokens > 0
-            and (basis_kind = 'observed' or price_basis = 'owned')
+            and (basis_kind = 'observed' or price_basis in ('owned', 'tco_neocloud'))
         qualify row_number() over (
             partition by benchmark, accelerator_id
-            order by basis_kind = 'observed' desc, usd_per_million_output_tokens) = 1
+            order by case when basis_kind = 'observed' then 0
+                          when price_basis = 'owned' then 1 else 2 end,
+                usd_per_million_output_tokens) = 1
         order by benchmark, usd_per_million_output_tokens
         """).fetchall()
     if not rows:
@@ -373,8 +376,8 @@ def _measured_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
                      "DIR` loads MLPerf Inference results (README)")
     return Panel(rows=rows, note="MLPerf Inference, closed division, Offline (throughput) "
                  "results: each accelerator's lowest cost at its cheapest observed price "
-                 "(grey: owned cost, no rental observed); tokens are generated tokens; log "
-                 "scale")
+                 "(grey: no rental observed, at the owned cost, else at SemiAnalysis's "
+                 "neocloud TCO, tco_neocloud); tokens are generated tokens; log scale")
 
 
 def _health_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:

@@ -277,6 +277,10 @@ def test_report_charts_measured_cost_per_benchmark(warehouse: Path, tmp_path: Pa
     assert ("NVIDIA H100 SXM5 80GB on llama2-70b: 0.128 USD per million output tokens at "
             "community_min (vast); 3,897 tokens/s per GPU, MLPerf v5.1 Cisco, TensorRT-LLM"
             in section)
+    # MI325X: no rental observed and no purchase price cited: drawn (grey) at the analyst's
+    # neocloud TCO, 1.3235 / (34,520.4 / 8 x 3600) x 10^6 = 0.0852 USD
+    assert ("AMD Instinct MI325X on llama2-70b: 0.0852 USD per million output tokens at "
+            "tco_neocloud; 4,315 tokens/s per GPU, MLPerf v5.1 AMD, vLLM" in section)
 
 
 def test_gb300_claim_at_list_and_owned_prices(con) -> None:  # type: ignore[no-untyped-def]
