@@ -543,7 +543,7 @@ def _measured_same_model(con: Any, accelerator_id: str,
     """The measured results (inference_measured, comparable, Offline first) of a benchmark
     whose model has the estimate's active and total parameters within 10%, on this
     accelerator, each at the cheapest on-demand price (else the cheapest observed basis, else
-    owned)."""
+    owned, else the analyst's neocloud TCO: an accelerator nobody rents or prices, MI325X)."""
     active = values.get("params")
     total = values.get("params_total") or active
     return _rows(con, """
@@ -554,11 +554,13 @@ def _measured_same_model(con: Any, accelerator_id: str,
             and abs(bench.params_active / $active - 1) <= 0.1
             and abs(bench.params_total / $total - 1) <= 0.1
             and measured.usd_per_million_output_tokens is not null
-            and (measured.basis_kind = 'observed' or measured.price_basis = 'owned')
+            and (measured.basis_kind = 'observed'
+                 or measured.price_basis in ('owned', 'tco_neocloud'))
         qualify row_number() over (
             partition by measured.benchmark, measured.scenario
             order by measured.price_basis = 'on_demand_min' desc,
                 measured.basis_kind = 'observed' desc,
+                measured.price_basis = 'owned' desc,
                 measured.usd_per_million_output_tokens) = 1
         order by case measured.scenario when 'Offline' then 0 when 'Server' then 1 else 2 end,
             measured.benchmark
@@ -1025,7 +1027,7 @@ def _print_measured(result: dict[str, Any], rows: list[dict[str, Any]], out: Any
             f"{m['benchmark']}{'-' + m['accuracy_target'] if m['accuracy_target'] else ''}",
             m["scenario"], f"{m['round']} {m['submitter']}", m["software_family"] or "-",
             _num(m["tokens_per_second_per_accelerator"]),
-            f"{m['price_basis']} ({m['provider'] or '-'})",
+            m["price_basis"] + (f" ({m['provider']})" if m["provider"] else ""),
             _num(m["usd_per_million_output_tokens"]),
             _num(est), _num(est / m["usd_per_million_output_tokens"]) if est else "-"])
     _table(["benchmark", "scenario", "round, submitter", "software", "tok/s/GPU", "basis",

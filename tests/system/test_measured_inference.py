@@ -238,6 +238,21 @@ def test_bare_70b_estimate_on_h200_is_within_2x_of_measured(warehouse: Path,
     assert "estimate/measured" in text
 
 
+def test_estimate_on_mi325x_shows_its_measured_cost(warehouse: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """MI325X has no rental and no purchase price: its measured Llama 2 70B result is set
+    beside the roofline at the analyst's neocloud TCO (0.0852 USD per million), never
+    'no MLPerf Inference result'."""
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(warehouse))
+    assert cli.main(["estimate", "--inference", "--params", "70e9", "-a", "MI325X",
+                     "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    measured = result["measured"][0]
+    assert (measured["benchmark"], measured["scenario"], measured["price_basis"]) == (
+        "llama2-70b", "Offline", "tco_neocloud")
+    assert measured["usd_per_million_output_tokens"] == pytest.approx(0.0852, abs=1e-4)
+
+
 def test_compare_reports_measured_and_says_so(warehouse: Path, monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("GPUCOST_DATA_DIR", str(warehouse))
