@@ -543,7 +543,8 @@ def _measured_same_model(con: Any, accelerator_id: str,
     """The measured results (inference_measured, comparable, Offline first) of a benchmark
     whose model has the estimate's active and total parameters within 10%, on this
     accelerator, each at the cheapest on-demand price (else the cheapest observed basis, else
-    owned, else the analyst's neocloud TCO: an accelerator nobody rents or prices, MI325X)."""
+    owned, else the analyst's 3-year rental survey: an accelerator nobody rents or prices,
+    MI325X)."""
     active = values.get("params")
     total = values.get("params_total") or active
     return _rows(con, """
@@ -555,7 +556,7 @@ def _measured_same_model(con: Any, accelerator_id: str,
             and abs(bench.params_total / $total - 1) <= 0.1
             and measured.usd_per_million_output_tokens is not null
             and (measured.basis_kind = 'observed'
-                 or measured.price_basis in ('owned', 'tco_neocloud'))
+                 or measured.price_basis in ('owned', 'rental_3y_survey'))
         qualify row_number() over (
             partition by measured.benchmark, measured.scenario
             order by measured.price_basis = 'on_demand_min' desc,

@@ -353,8 +353,8 @@ def _training_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
 def _measured_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     """Per benchmark and accelerator: the lowest measured USD per million output tokens
     (inference_measured, comparable Offline results) at the cheapest observed price, else at
-    the owned cost (no rental observed: GB300 NVL72), else at the analyst's neocloud TCO (no
-    rental and no cited purchase price: MI325X)."""
+    the owned cost (no rental observed: GB300 NVL72), else at the analyst's 3-year rental
+    survey price (no rental observed and no cited purchase price: MI325X)."""
     if "inference_measured" not in tables:
         return Panel(missing="the inference_measured mart is not in this warehouse")
     rows = con.execute("""
@@ -363,7 +363,7 @@ def _measured_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
             provider, basis_kind, tokens_per_second_per_accelerator
         from inference_measured
         where comparable and scenario = 'Offline' and usd_per_million_output_tokens > 0
-            and (basis_kind = 'observed' or price_basis in ('owned', 'tco_neocloud'))
+            and (basis_kind = 'observed' or price_basis in ('owned', 'rental_3y_survey'))
         qualify row_number() over (
             partition by benchmark, accelerator_id
             order by case when basis_kind = 'observed' then 0
@@ -377,7 +377,8 @@ def _measured_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     return Panel(rows=rows, note="MLPerf Inference, closed division, Offline (throughput) "
                  "results: each accelerator's lowest cost at its cheapest observed price "
                  "(grey: no rental observed, at the owned cost, else at SemiAnalysis's "
-                 "neocloud TCO, tco_neocloud); tokens are generated tokens; log scale")
+                 "3-year rental survey price, rental_3y_survey); tokens are generated tokens; "
+                 "log scale")
 
 
 def _health_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:

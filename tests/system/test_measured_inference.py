@@ -241,16 +241,17 @@ def test_bare_70b_estimate_on_h200_is_within_2x_of_measured(warehouse: Path,
 def test_estimate_on_mi325x_shows_its_measured_cost(warehouse: Path,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """MI325X has no rental and no purchase price: its measured Llama 2 70B result is set
-    beside the roofline at the analyst's neocloud TCO (0.0852 USD per million), never
-    'no MLPerf Inference result'."""
+    beside the roofline at the analyst's 3-year rental survey price (1.60 USD per GPU-hour:
+    0.103 USD per million), never 'no MLPerf Inference result'."""
     monkeypatch.setenv("GPUCOST_DATA_DIR", str(warehouse))
     assert cli.main(["estimate", "--inference", "--params", "70e9", "-a", "MI325X",
                      "--format", "json"]) == 0
     result = json.loads(capsys.readouterr().out)
     measured = result["measured"][0]
     assert (measured["benchmark"], measured["scenario"], measured["price_basis"]) == (
-        "llama2-70b", "Offline", "tco_neocloud")
-    assert measured["usd_per_million_output_tokens"] == pytest.approx(0.0852, abs=1e-4)
+        "llama2-70b", "Offline", "rental_3y_survey")
+    assert measured["usd_per_million_output_tokens"] == pytest.approx(
+        1.6 / (34520.4 / 8 * 3600) * 1e6)  # 0.103
 
 
 def test_compare_reports_measured_and_says_so(warehouse: Path, monkeypatch: pytest.MonkeyPatch,
@@ -293,9 +294,9 @@ def test_report_charts_measured_cost_per_benchmark(warehouse: Path, tmp_path: Pa
             "community_min (vast); 3,897 tokens/s per GPU, MLPerf v5.1 Cisco, TensorRT-LLM"
             in section)
     # MI325X: no rental observed and no purchase price cited: drawn (grey) at the analyst's
-    # neocloud TCO, 1.3235 / (34,520.4 / 8 x 3600) x 10^6 = 0.0852 USD
-    assert ("AMD Instinct MI325X on llama2-70b: 0.0852 USD per million output tokens at "
-            "tco_neocloud; 4,315 tokens/s per GPU, MLPerf v5.1 AMD, vLLM" in section)
+    # 3-year rental survey price, 1.60 / (34,520.4 / 8 x 3600) x 10^6 = 0.103 USD
+    assert ("AMD Instinct MI325X on llama2-70b: 0.103 USD per million output tokens at "
+            "rental_3y_survey; 4,315 tokens/s per GPU, MLPerf v5.1 AMD, vLLM" in section)
 
 
 def test_gb300_claim_at_list_and_owned_prices(con) -> None:  # type: ignore[no-untyped-def]
