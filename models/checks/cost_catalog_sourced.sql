@@ -2,7 +2,7 @@
 -- scenario, inference scenario, published run and cost preset has a source_url, a reported
 -- MFU has its own source, a claimed ratio has the claim's source, a run says how far its
 -- figures can be trusted (confidence), every scale-up domain has its source, and every analyst
--- cost per GPU-hour has its source, date and kind.
+-- cost per GPU-hour has its source, date and kind and names a catalogued accelerator.
 
 select 'training_scenarios' as catalog_file, scenarios.scenario_id as row_id,
     'source_url' as missing
@@ -57,7 +57,10 @@ where domains.source_url is null
 union all
 
 select 'analyst_gpu_costs', costs.accelerator_id || ' ' || costs.price_basis,
-    'source_url, price_date and a basis_kind of owned or estimated'
+    'source_url, price_date, a basis_kind of owned or estimated and a catalogued accelerator'
 from stg_curated__analyst_gpu_costs as costs
+left join stg_curated__accelerators as accelerators
+    on accelerators.accelerator_id = costs.accelerator_id
 where costs.source_url is null or costs.price_date is null
     or costs.basis_kind not in ('owned', 'estimated')
+    or accelerators.accelerator_id is null

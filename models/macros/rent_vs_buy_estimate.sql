@@ -115,5 +115,4 @@ from split
 left join price_bases as bases
     on bases.accelerator_id = split.accelerator_id
     and bases.basis_kind = 'observed'
-    and bases.basis_kind != 'owned'
 order by bases.price_per_gpu_hour nulls last

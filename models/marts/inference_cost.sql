@@ -38,7 +38,8 @@
 --   provider: the provider behind the price basis (price_bases.provider); null for on_demand_median
 --     and owned
 --   basis_kind: observed, estimated (reserved_*_cud_est: an observed price less an assumed
---     discount), owned or given (price_bases.basis_kind)
+--     discount; rental_3y_survey: an analyst's surveyed price), owned (owned, tco_*) or given
+--     (price_bases.basis_kind)
 --   sku: the offer behind the price basis (price_bases.sku)
 --   price_per_gpu_hour [USD per GPU-hour]: the price basis' price of one GPU-hour
 --   observed_at [timestamp (UTC)]: when the basis price was observed (price_bases.observed_at);

@@ -35,7 +35,8 @@
 --   observed_at [timestamp (UTC)]: when the price was observed (for on_demand_median the oldest
 --     price behind it; for rental_3y_survey the survey's publication); null for owned kinds
 --   basis_kind: observed (a price seen in force), estimated (an observed price less an assumed
---     discount: say so wherever it is used) or owned (a modelled cost)
+--     discount, or an analyst's surveyed market price: say so wherever it is used) or owned (a
+--     modelled cost: Epoch's amortisation or an analyst's TCO)
 --   sku: the offer behind the basis (null for on_demand_median); for owned, the system whose cited
 --     price the hardware cost is a share of (catalog/system_prices.csv), null for a chip price
 --   basis_note: how the basis price was formed ('observed on_demand price', 'on-demand less 41%

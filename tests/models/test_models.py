@@ -655,6 +655,21 @@ def test_curated_checks_catch_broken_references(tmp_path):
     assert failures["offers_have_spec_row"][0][0] == "nvidia-b200"
 
 
+def test_analyst_costs_need_a_source_and_a_catalogued_accelerator(tmp_path):
+    catalog = copy_catalog(tmp_path / "catalog")
+    with (catalog / "analyst_gpu_costs.csv").open("a", encoding="utf-8") as fh:
+        fh.write("nvidia-b200,tco_neocloud,owned,2.07,2026-07-31,https://example.test/tco,,\n")
+        fh.write("nvidia-h100-sxm5-80gb,rental_3y_survey,estimated,1.78,2026-07-31,,,\n")
+    con, _ = build(tmp_path, catalog, with_rows=False)
+    try:
+        failures = runner.run_checks(con)
+    finally:
+        con.close()
+    assert set(failures) == {"cost_catalog_sourced"}
+    assert {r[1] for r in failures["cost_catalog_sourced"]} == {
+        "nvidia-b200 tco_neocloud", "nvidia-h100-sxm5-80gb rental_3y_survey"}
+
+
 def test_real_catalog_builds_with_empty_raw_db(tmp_path):
     try:
         con, _ = build(tmp_path, CATALOG_DIR, with_rows=False)
