@@ -88,8 +88,7 @@ analyst_bases as (
             when analyst_costs.basis_kind = 'estimated'
                 then timezone('UTC', cast(analyst_costs.price_date as timestamp))
         end as observed_at,
-        analyst_costs.note || ' (' || strftime(analyst_costs.price_date, '%Y-%m-%d') || ')'
-            as basis_note
+        analyst_costs.basis_note
     from analyst_costs
     where analyst_costs.price_per_gpu_hour > 0
 

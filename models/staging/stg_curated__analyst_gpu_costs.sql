@@ -27,6 +27,8 @@ renamed as (
         cast(nullif(trim(source.price_date), '') as date) as price_date,
         nullif(trim(source.source_url), '') as source_url,
         nullif(trim(source.document), '') as document,
+        -- a short phrase for tables (price_bases.basis_note); note says more
+        nullif(trim(source.basis_note), '') as basis_note,
         nullif(trim(source.note), '') as note
 
     from source

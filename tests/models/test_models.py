@@ -658,8 +658,8 @@ def test_curated_checks_catch_broken_references(tmp_path):
 def test_analyst_costs_need_a_source_and_a_catalogued_accelerator(tmp_path):
     catalog = copy_catalog(tmp_path / "catalog")
     with (catalog / "analyst_gpu_costs.csv").open("a", encoding="utf-8") as fh:
-        fh.write("nvidia-b200,tco_neocloud,owned,2.07,2026-07-31,https://example.test/tco,,\n")
-        fh.write("nvidia-h100-sxm5-80gb,rental_3y_survey,estimated,1.78,2026-07-31,,,\n")
+        fh.write("nvidia-b200,tco_neocloud,owned,2.07,2026-07-31,https://example.test/tco,,x,\n")
+        fh.write("nvidia-h100-sxm5-80gb,rental_3y_survey,estimated,1.78,2026-07-31,,,x,\n")
     con, _ = build(tmp_path, catalog, with_rows=False)
     try:
         failures = runner.run_checks(con)
