@@ -177,10 +177,14 @@ def test_hopper_and_ampere_figures_read_in_vendor_text(
     assert [float(pcie[c]) for c in ("peak_fp64_dense_tflops", "peak_fp64_matrix_dense_tflops",
                                      "peak_fp32_dense_tflops", "peak_bf16_dense_tflops",
                                      "tdp_w")] == [25.6, 51.2, 51.2, 756, 350]
-    # H200: its own product page prints 1,979 sparse -> 989.5 dense (not the H100 whitepaper's)
+    # H200: not the H100 whitepaper's 989.4 (a sibling's); NVIDIA's AIConfigurator system spec
+    # for the H200 prints the dense peaks (989 / 1978), its product page 1,979 / 3,958 sparse
     h200 = accelerators["nvidia-h200-sxm-141gb"]
-    assert float(h200["peak_bf16_dense_tflops"]) == 989.5
-    assert "1979 / 2" in provenance[("nvidia-h200-sxm-141gb", "peak_bf16_dense_tflops")]["note"]
+    assert [float(h200[c]) for c in ("peak_bf16_dense_tflops", "peak_fp8_dense_tflops",
+                                     "peak_int8_dense_tflops")] == [989, 1978, 1978]
+    record = provenance[("nvidia-h200-sxm-141gb", "peak_bf16_dense_tflops")]
+    assert record["verification"] == "vendor" and "h200_sxm.yaml" in record["source_url"]
+    assert "1,979" in record["note"] and "with sparsity" in record["note"]
     # A100 datasheet: PCIe 40GB 250 W, PCIe 80GB 300 W, dense TF32 156 printed
     assert float(accelerators["nvidia-a100-pcie-40gb"]["tdp_w"]) == 250
     assert float(accelerators["nvidia-a100-pcie-80gb"]["tdp_w"]) == 300
@@ -238,7 +242,7 @@ def test_blackwell_dense_figures_nvidia_prints(
     specifications': B200 BF16 2250, FP8 4500, NVFP4 9000 (what the HGX page's sparse figures
     halve to) and B300 NVFP4 13500 (= the HGX B300 page's 108 PFLOPS dense / 8 GPUs), read as
     vendor cells; its GB200 figures (2450 / 4900 / 9800) disagree with the product page's and
-    are only noted."""
+    NVIDIA's AIConfigurator spec, and are only noted."""
     b200 = accelerators["nvidia-b200-sxm-180gb"]
     for metric, value in (("peak_bf16_dense_tflops", 2250), ("peak_fp8_dense_tflops", 4500),
                           ("peak_fp4_dense_tflops", 9000)):
@@ -246,9 +250,15 @@ def test_blackwell_dense_figures_nvidia_prints(
         record = provenance[("nvidia-b200-sxm-180gb", metric)]
         assert record["verification"] == "vendor" and "dgxc-benchmarking" in record["source_url"]
     assert float(accelerators["nvidia-b300-sxm-288gb"]["peak_fp4_dense_tflops"]) == 13500
-    gb200 = provenance[("nvidia-gb200-186gb", "peak_bf16_dense_tflops")]
-    assert gb200["verification"] == "derived" and "2450" in gb200["note"]
-    assert float(accelerators["nvidia-gb200-186gb"]["peak_bf16_dense_tflops"]) == 2500
+    # GB200: the README's 2450 / 4900 / 9800 against NVIDIA's AIConfigurator spec 2500 / 5000 /
+    # 10000, which the product pages' sparse / 2 and the NVL72 dense FP4 / 72 agree with
+    for metric, value, readme in (("peak_bf16_dense_tflops", 2500, "2450"),
+                                  ("peak_fp8_dense_tflops", 5000, "4900"),
+                                  ("peak_fp4_dense_tflops", 10000, "9800")):
+        assert float(accelerators["nvidia-gb200-186gb"][metric]) == value
+        record = provenance[("nvidia-gb200-186gb", metric)]
+        assert record["verification"] == "vendor" and "aiconfigurator" in record["source_url"]
+        assert readme in record["note"]
 
 
 def test_mi250x_tdp_is_amds_peak_board_power(
