@@ -261,6 +261,33 @@ def test_blackwell_dense_figures_nvidia_prints(
         assert readme in record["note"]
 
 
+def test_cells_read_in_vendor_repositories_and_verbatim_copies(
+    accelerators: dict[str, dict[str, str]],
+    provenance: dict[tuple[str, str], dict[str, str]],
+) -> None:
+    """NVIDIA's AIConfigurator l40s.yaml prints 362.05 / 733 / 733 dense and 350 W; the A40
+    datasheet (in a verbatim copy, footnote marks and all) 149.7 | 299.4* BF16; Google's JAX
+    tpu_info prints v5p INT8 as 9.18e14 per chip; a reseller's own L40 | L40S table does not
+    count."""
+    l40s = accelerators["nvidia-l40s-48gb"]
+    for metric, value in (("peak_bf16_dense_tflops", 362.05), ("peak_fp8_dense_tflops", 733),
+                          ("peak_int8_dense_tflops", 733), ("tdp_w", 350)):
+        assert float(l40s[metric]) == value
+        record = provenance[("nvidia-l40s-48gb", metric)]
+        assert record["verification"] == "vendor" and "l40s.yaml" in record["source_url"]
+    a40 = accelerators["nvidia-a40-48gb"]
+    assert (float(a40["peak_bf16_dense_tflops"]), float(a40["vendor_bf16_sparse_tflops"])) == (
+        149.7, 299.4)
+    assert provenance[("nvidia-a40-48gb", "vendor_bf16_sparse_tflops")]["verification"] == "vendor"
+    assert float(accelerators["google-tpu-v5p"]["peak_int8_dense_tflops"]) == 918  # 9.18e14
+    assert "tpu_info.py" in provenance[("google-tpu-v5p", "peak_int8_dense_tflops")]["source_url"]
+    for (accelerator_id, metric), record in provenance.items():
+        if record["verification"] == "vendor":
+            assert "mullet.se" not in record["source_url"] + record["document"], (
+                accelerator_id, metric)
+    assert provenance[("nvidia-l40-48gb", "peak_bf16_dense_tflops")]["verification"] == "secondary"
+
+
 def test_mi250x_tdp_is_amds_peak_board_power(
     accelerators: dict[str, dict[str, str]],
     provenance: dict[tuple[str, str], dict[str, str]],
