@@ -1,5 +1,7 @@
 -- guards: every reference price names an accelerator that exists, a known pricing model,
--- a provider, a positive whole-instance price and an observation date.
+-- a provider, a positive whole-instance price, an observation date and its source, and that
+-- source is not a curated cross-check table (Full Stack Deep Learning's cloud-gpus.csv,
+-- cloud-gpus.com): cross-check rows are shown for comparison, never used as a price.
 
 with
 
@@ -21,7 +23,8 @@ select
     reference_prices.accelerator_id,
     reference_prices.pricing_model,
     reference_prices.price_per_hour,
-    reference_prices.observed_date
+    reference_prices.observed_date,
+    reference_prices.source_url
 from reference_prices
 left join accelerator_specs
     on accelerator_specs.accelerator_id = reference_prices.accelerator_id
@@ -33,3 +36,5 @@ where accelerator_specs.accelerator_id is null
     )
     or reference_prices.price_per_hour is null
     or reference_prices.observed_date is null
+    or coalesce(trim(reference_prices.source_url), '') = ''
+    or regexp_matches(reference_prices.source_url, 'the-full-stack|cloud-gpus\.(com|github\.io)')

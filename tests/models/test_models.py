@@ -655,6 +655,26 @@ def test_curated_checks_catch_broken_references(tmp_path):
     assert failures["offers_have_spec_row"][0][0] == "nvidia-b200"
 
 
+def test_a_reference_price_never_comes_from_a_cross_check_table(tmp_path):
+    """DESIGN invariant 9: cross-check rows are shown for comparison, never used as a price; a
+    reference price typed from the Full Stack Deep Learning table (or cloud-gpus.com), or one
+    without a source, stops the publish."""
+    catalog = copy_catalog(tmp_path / "catalog")
+    fsdl = ("https://github.com/the-full-stack/the-full-stack-website/blob/b646e30/docs/"
+            "cloud-gpus/cloud-gpus.csv")
+    with (catalog / "reference_prices.csv").open("a", encoding="utf-8") as fh:
+        fh.write(f"aws,g5.xlarge,nvidia-a10,1,,on_demand,1.01,USD,2025-03-07,{fsdl},FSDL table\n")
+        fh.write("aws,g4dn.xlarge,nvidia-a10,1,,on_demand,0.53,USD,2025-03-07,,no source\n")
+    con, _ = build(tmp_path, catalog, with_rows=False)
+    try:
+        failures = runner.run_checks(con)
+    finally:
+        con.close()
+    assert set(failures) == {"reference_prices_resolve"}
+    assert sorted(r[1] for r in failures["reference_prices_resolve"]) == [
+        "g4dn.xlarge", "g5.xlarge"]
+
+
 def test_analyst_costs_need_a_source_and_a_catalogued_accelerator(tmp_path):
     catalog = copy_catalog(tmp_path / "catalog")
     with (catalog / "analyst_gpu_costs.csv").open("a", encoding="utf-8") as fh:
