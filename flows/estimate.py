@@ -555,13 +555,10 @@ def _measured_same_model(con: Any, accelerator_id: str,
             and abs(bench.params_active / $active - 1) <= 0.1
             and abs(bench.params_total / $total - 1) <= 0.1
             and measured.usd_per_million_output_tokens is not null
-            and (measured.basis_kind = 'observed'
-                 or measured.price_basis in ('owned', 'rental_3y_survey'))
+            and measured.display_rank is not null
         qualify row_number() over (
             partition by measured.benchmark, measured.scenario
-            order by measured.price_basis = 'on_demand_min' desc,
-                measured.basis_kind = 'observed' desc,
-                measured.price_basis = 'owned' desc,
+            order by measured.price_basis = 'on_demand_min' desc, measured.display_rank,
                 measured.usd_per_million_output_tokens) = 1
         order by case measured.scenario when 'Offline' then 0 when 'Server' then 1 else 2 end,
             measured.benchmark

@@ -363,12 +363,10 @@ def _measured_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
             provider, basis_kind, tokens_per_second_per_accelerator
         from inference_measured
         where comparable and scenario = 'Offline' and usd_per_million_output_tokens > 0
-            and (basis_kind = 'observed' or price_basis in ('owned', 'rental_3y_survey'))
+            and display_rank is not null
         qualify row_number() over (
             partition by benchmark, accelerator_id
-            order by case when basis_kind = 'observed' then 0
-                          when price_basis = 'owned' then 1 else 2 end,
-                usd_per_million_output_tokens) = 1
+            order by display_rank, usd_per_million_output_tokens) = 1
         order by benchmark, usd_per_million_output_tokens
         """).fetchall()
     if not rows:

@@ -39,6 +39,9 @@
 --   price_observed_at [timestamp (UTC)]: when the price was observed; null for owned
 --   price_source_url: where the price was read (price_bases.source_url)
 --   basis_note: how the basis price was formed (price_bases.basis_note)
+--   display_rank: which basis is shown when one price per result is shown (the report,
+--     `estimate --inference`), lowest first: 0 an observed rental, 1 the owned cost, 2 the
+--     analyst's 3-year rental survey (rental_3y_survey); null for the other bases
 --   usd_per_million_output_tokens [USD per million tokens]: price_per_gpu_hour /
 --     (tokens_per_second_per_accelerator x 3600) x 10^6
 --   fetch_id: the raw.fetches row of the measured result
@@ -102,6 +105,11 @@ final as (
         bases.observed_at as price_observed_at,
         bases.source_url as price_source_url,
         bases.basis_note,
+        case
+            when bases.basis_kind = 'observed' then 0
+            when bases.price_basis = 'owned' then 1
+            when bases.price_basis = 'rental_3y_survey' then 2
+        end as display_rank,
 
         ---------- the answer
         bases.price_per_gpu_hour
