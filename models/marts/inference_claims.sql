@@ -76,16 +76,22 @@
 
 with
 
-claims as (
+scenarios as (
 
     select * from stg_curated__inference_scenarios
+
+),
+
+claims as (
+
+    select * from scenarios
     where claimed_ratio is not null
 
 ),
 
 absolute_claims as (
 
-    select * from stg_curated__inference_scenarios
+    select * from scenarios
     where claimed_ratio is null
         and claimed_usd_per_million_output_tokens is not null
 
@@ -203,13 +209,6 @@ absolute_final as (
 
     select
         claims.scenario_id,
-        claims.question,
-        claims.accelerator,
-        claims.baseline_accelerator,
-        claims.claim_kind,
-        claims.claimed_ratio,
-        claims.claimed_usd_per_million_output_tokens,
-        claims.claim_source_url,
         rows.price_basis,
         rows.accelerator_id,
         rows.provider,
@@ -227,8 +226,7 @@ absolute_final as (
         rows.measured_usd_per_million_output_tokens
             / claims.claimed_usd_per_million_output_tokens as claim_to_measured,
         claims.claimed_usd_per_million_output_tokens * rows.measured_tokens_per_second_per_gpu
-            * 3600 / 1e6 as price_per_gpu_hour_needed,
-        claims.note
+            * 3600 / 1e6 as price_per_gpu_hour_needed
     from absolute_claims as claims
     left join absolute_rows as rows
         on rows.scenario_id = claims.scenario_id
@@ -239,12 +237,6 @@ final as (
 
     select
         claims.scenario_id,
-        claims.question,
-        claims.accelerator,
-        claims.baseline_accelerator,
-        claims.claim_kind,
-        claims.claimed_ratio,
-        claims.claim_source_url,
         pairs.price_basis,
         pairs.accelerator_id,
         pairs.baseline_accelerator_id,
@@ -279,8 +271,7 @@ final as (
         end as claim_to_measured,
         case when claims.claim_kind = 'cost_per_token'
             then measured_ratio / claims.claimed_ratio
-        end as price_ratio_needed,
-        claims.note
+        end as price_ratio_needed
     from claims
     left join pairs
         on pairs.scenario_id = claims.scenario_id
@@ -289,11 +280,26 @@ final as (
 
 ),
 
+-- the claim's own words once, beside the ratio rows and the absolute rows
 all_claims as (
 
-    select * from final
-    union all by name
-    select * from absolute_final
+    select
+        scenarios.question,
+        scenarios.accelerator,
+        scenarios.baseline_accelerator,
+        scenarios.claim_kind,
+        scenarios.claimed_ratio,
+        scenarios.claimed_usd_per_million_output_tokens,
+        scenarios.claim_source_url,
+        scenarios.note,
+        claim_rows.*
+    from (
+        select * from final
+        union all by name
+        select * from absolute_final
+    ) as claim_rows
+    inner join scenarios
+        on scenarios.scenario_id = claim_rows.scenario_id
 
 )
 
