@@ -6,7 +6,8 @@ Exit codes (every command):
      design), while its Prefect flow run then ends Failed for automations to act on
   1  the run failed: nothing new was published (a model or check failed), a query failed,
      no published warehouse yet, or another refresh holds the writer lock; `server
-     status`: no local Prefect server answers
+     status`: no local Prefect server answers, or its scheduler creates no runs; `serve`:
+     the scheduler creates no runs of the served deployments
   2  usage error (unknown source, bad option, invalid cron)
   3  data was published but a source failed (`refresh --strict`; a refused file in `ingest`;
      `sources --strict` when a source is failing, stale, replayed or never fetched)

@@ -17,9 +17,12 @@ running and returns at once.
 4. and when no Prefect API can be reached or started, the same steps without Prefect.
 
 `gpucost server stop` stops the recorded server (SIGTERM to its process group, then SIGKILL
-after 10 s); `gpucost server status` prints its address and exits 0 when it answers, else 1
-(`--url`: the API URL alone, e.g. `PREFECT_API_URL=$(gpucost server status --url) prefect
-deployment run refresh/prices`).
+after 10 s); `gpucost server status` prints its address, then one line per deployment (its
+schedules, its last run with state and time, its next run) and whether the scheduler is
+scheduling (flows/schedule_check.py); it exits 0 when the server answers and schedules, 1 when
+it does not answer or its scheduler creates no runs (`--url`: the API URL alone, e.g.
+`PREFECT_API_URL=$(gpucost server status --url) prefect deployment run refresh/prices`).
+Without a local server, a PREFECT_API_URL that answers is checked the same way (without a log).
 The server holds about 240 MB of memory while it runs. Its UI is at the recorded address
 without the `/api` suffix.
 """
@@ -58,6 +61,7 @@ class ServerInfo:
     url: str  # the API URL (PREFECT_API_URL form: http://127.0.0.1:<port>/api)
     started_at: str
     log: str
+    log_offset: int = 0  # the log's size when this server started: its own lines follow
 
 
 def prefect_home() -> Path:
@@ -238,6 +242,7 @@ def start(timeout_s: float = START_TIMEOUT_S) -> tuple[ServerInfo, bool]:
         env.setdefault("DO_NOT_TRACK", "1")
         env["PREFECT_HOME"] = str(home)
         log_path = home / LOG_FILE
+        log_offset = log_path.stat().st_size if log_path.exists() else 0
         with open(log_path, "ab") as log, open(os.devnull, "rb") as devnull:
             proc = subprocess.Popen(
                 [*_prefect_command(), "server", "start", "--host", HOST, "--port", str(port)],
@@ -246,7 +251,7 @@ def start(timeout_s: float = START_TIMEOUT_S) -> tuple[ServerInfo, bool]:
             )
         info = ServerInfo(pid=proc.pid, port=port, url=f"http://{HOST}:{port}/api",
                           started_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                          log=str(log_path))
+                          log=str(log_path), log_offset=log_offset)
         _state_path(home).write_text(json.dumps(asdict(info), indent=1) + "\n")
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -323,11 +328,30 @@ def cmd_server(args: argparse.Namespace) -> int:
     if info:
         print(f"running at {info.url} (pid {info.pid}, since {info.started_at}; "
               f"UI {info.url.removesuffix('/api')}; log {info.log})")
-        return EXIT_OK
+        return _print_schedules(info.url, info.log, info.log_offset)
+    external = os.environ.get("PREFECT_API_URL")
+    if external and not args.url and healthy(external):
+        print(f"no local server; PREFECT_API_URL {external} answers")
+        return _print_schedules(external, None, 0)
     stale = recorded(home)
     print(f"not running (recorded at {stale.url}, pid {stale.pid}, not answering)" if stale
           else f"not running (none recorded under {home})")
     return EXIT_FAILED
+
+
+def _print_schedules(url: str, log: str | None, log_offset: int) -> int:
+    """The deployments' schedules, last and next runs, and whether the scheduler schedules
+    (flows/schedule_check.py): exit 1 when it does not."""
+    from gpucost.flows import schedule_check
+
+    try:
+        report = schedule_check.check(url, log, log_offset)
+    except (OSError, ValueError) as exc:
+        print(f"error: could not read the deployments at {url}: {exc}")
+        return EXIT_FAILED
+    for line in schedule_check.describe(report):
+        print(line)
+    return EXIT_OK if report.ok else EXIT_FAILED
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

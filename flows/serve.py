@@ -11,7 +11,12 @@ Each run fetches only its kind of sources, then rebuilds, checks, publishes and 
 everything (the marts join prices with specs). Schedules need a long-lived Prefect server:
 PREFECT_API_URL when set, else the local one `gpucost server start` runs under PREFECT_HOME
 (flows/prefect_server.py); `--dry-run` prints the deployments and their schedules without
-contacting anything. prefect.yaml declares the same deployments
+contacting anything. While it serves, a watch thread checks that the server's scheduler creates
+the deployments' runs (flows/schedule_check.py); when it does not (no run 90 s after a
+deployment was registered, sooner when the server log shows scheduler errors;
+GPUCOST_SCHEDULER_GRACE_S changes the 90 s), serve says so in one line and exits 1.
+When serve stops (Ctrl-C, SIGTERM), Prefect pauses its deployments and deletes their
+scheduled runs; the next `gpucost serve` resumes them. prefect.yaml declares the same deployments
 for work pools (`prefect deploy --all`, then `prefect worker start --pool gpucost`).
 
 Crons: `--prices-cron` / `--specs-cron` / `--throughput-cron` / `--timezone`, else the
@@ -24,7 +29,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 DEFAULT_PRICES_CRON = "0 */6 * * *"  # 00:00, 06:00, 12:00, 18:00
@@ -117,6 +124,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from gpucost.flows import prefect_server
 
     url = prefect_server.configured_api_url()
+    log, log_offset = None, 0
     if not url:
         info = prefect_server.running()
         if info is None:
@@ -125,14 +133,76 @@ def cmd_serve(args: argparse.Namespace) -> int:
                   "PREFECT_API_URL=http://127.0.0.1:4200/api (docs/operations.md, Schedules)",
                   file=sys.stderr)
             return EXIT_FAILED
-        url = info.url
+        url, log, log_offset = info.url, info.log, info.log_offset
         # for this process's threads and the flow-run processes serve starts
         prefect_server.use_api_url(url)
     print(f"serving on the Prefect server at {url}")
     import prefect
 
-    prefect.serve(*deps, limit=1)  # one refresh at a time: the warehouse has one writer
+    watch = SchedulerWatch(url, {f"refresh/{d.name}" for d in deps}, log, log_offset)
+    watch.start()
+    try:
+        prefect.serve(*deps, limit=1)  # one refresh at a time: the warehouse has one writer
+    finally:
+        watch.stop()
+    if watch.failure:  # said when it was seen
+        return EXIT_FAILED
     return EXIT_OK
+
+
+class SchedulerWatch(threading.Thread):
+    """Checks, beside `prefect.serve`, that the server's scheduler creates the served
+    deployments' runs (flows/schedule_check.py): every CHECK_S seconds until each has its
+    runs, then every RECHECK_S. When the scheduler is not scheduling, it says so in one line
+    and stops serve (exit 1): a serve whose runs are never created only looks alive."""
+
+    CHECK_S = 5.0
+    RECHECK_S = 300.0
+
+    def __init__(self, url: str, served: set[str], log: str | None, log_offset: int,
+                 grace_s: float | None = None) -> None:
+        super().__init__(name="gpucost-scheduler-watch", daemon=True)
+        from gpucost.flows import schedule_check
+
+        self.url, self.served, self.log, self.log_offset = url, served, log, log_offset
+        env_grace = os.environ.get("GPUCOST_SCHEDULER_GRACE_S")
+        self.grace_s = grace_s or (float(env_grace) if env_grace else schedule_check.GRACE_S)
+        self.failure: str | None = None
+        self._stop_event = threading.Event()
+
+    def stop(self) -> None:
+        self._stop_event.set()
+
+    def check_once(self) -> bool | None:
+        """True: every served deployment has its runs; False: not scheduling (self.failure
+        is set); None: not known yet (not registered yet, or the API did not answer)."""
+        from gpucost.flows import schedule_check
+
+        try:
+            deps = [d for d in schedule_check.read_deployments(self.url) if d.name in self.served]
+        except (OSError, ValueError):
+            return None
+        if {d.name for d in deps} != self.served or any(d.paused for d in deps):
+            return None  # serve has not registered (or resumed) them yet
+        report = schedule_check.assess(
+            deps, schedule_check.read_log_errors(self.log, self.log_offset),
+            datetime.now(UTC), self.grace_s)
+        if not report.ok:
+            self.failure = report.verdict()
+            return False
+        return True if all(d.runs_since > 0 for d in deps if d.scheduled) else None
+
+    def run(self) -> None:
+        import _thread
+
+        healthy = False
+        while not self._stop_event.wait(self.RECHECK_S if healthy else self.CHECK_S):
+            result = self.check_once()
+            if result is False:
+                print(self.failure, file=sys.stderr, flush=True)
+                _thread.interrupt_main()  # prefect.serve pauses the deployments and returns
+                return
+            healthy = bool(result)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
