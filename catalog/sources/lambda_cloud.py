@@ -26,48 +26,32 @@ from __future__ import annotations
 import re
 
 from bs4 import BeautifulSoup, Tag
-from gpucost.catalog.records import (
-    ParseError,
-    ParseResult,
-    Payload,
-    PriceObservation,
-    Reject,
-)
+from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import (
     FetchPolicy,
     Source,
-    keep_cheapest,
-    raise_empty,
-    read_html,
-    wayback_capture_time,
+    clean_text,
+    finish_cheapest,
+    first_price,
+    no_price_reason,
+    node_text,
+    plain_number,
+    read_page,
 )
 
 NAME = "lambda"
 DEFAULT_URL = "https://lambda.ai/pricing"
 
 STREAM = "pricing_page"
-_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 _TITLE_2024 = re.compile(r"^(?P<tier>On-demand|Reserved)\s+(?P<count>\d+)\s*x\s+(?P<plan>.+)$",
                          re.I)
-# a whole number only: "$1e308" or "$2.5x" is not read as $1 or $2.5 (no match: no price)
-_PER_GPU_PRICE = re.compile(r"\$\s*(?P<price>\d[\d,]*(?:\.\d+)?)(?!\w|\.\d)")
 _MEMORY = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>GB|GiB|TB|TiB)$", re.I)
 _PER_GPU = re.compile(r"/\s*GPU\b", re.I)
 _COUNT = re.compile(r"^(?P<n>\d+)\s*x$", re.I)
 
 
-def _text(node: Tag | None) -> str:
-    if node is None:
-        return ""
-    return " ".join(node.get_text(" ", strip=True).translate(_ZERO_WIDTH).split())
-
-
-def _price(text: str) -> float | None:
-    m = _PER_GPU_PRICE.search(text)
-    if not m:
-        return None
-    value = float(m.group("price").replace(",", ""))
-    return value if value > 0 else None
+# a cell's per-GPU price: the first dollar amount ("$1e308" is none; the tests read it here)
+_price = first_price
 
 
 def _memory_gb(text: str) -> float | None:
@@ -82,28 +66,18 @@ def _vram_label(gb: float | None) -> str:
     return f" {gb:g}GB" if gb else ""
 
 
-def _number(text: str) -> float | None:
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
-
-
 def parse(payload: Payload) -> ParseResult:
-    soup = read_html(payload)
-    result = ParseResult(stream=STREAM, observed_at=wayback_capture_time(soup))
+    soup, result = read_page(payload, STREAM)
     rows_2026 = soup.select("tr[data-plan]")
-    rows_2024 = [s for s in soup.find_all("strong") if _TITLE_2024.match(_text(s))]
+    rows_2024 = [s for s in soup.find_all("strong") if _TITLE_2024.match(node_text(s))]
     if not rows_2026 and not rows_2024:
         raise ParseError(f"lambda {payload.name}: no known Lambda pricing layout")
     for row in rows_2026:
         _parse_2026_row(row, soup, result)
     for title in rows_2024:
         _parse_2024_row(title, result)
-    keep_cheapest(result)
-    if not result.prices:
-        raise_empty(result, f"lambda {payload.name}: Lambda pricing layout found but no priced row")
-    return result
+    return finish_cheapest(
+        result, f"lambda {payload.name}: Lambda pricing layout found but no priced row")
 
 
 def _observation(
@@ -126,29 +100,29 @@ def _observation(
 
 
 def _parse_2024_row(title: Tag, result: ParseResult) -> None:
-    m = _TITLE_2024.match(_text(title))
+    m = _TITLE_2024.match(node_text(title))
     if m is None:
         return
     row = title.find_parent("tr")
-    cells = [_text(td) for td in row.find_all("td")] if row else []
-    raw = " | ".join([_text(title), *cells[1:]])
+    cells = [node_text(td) for td in row.find_all("td")] if row else []
+    raw = " | ".join([node_text(title), *cells[1:]])
     if m.group("tier").lower() == "reserved":
         if any("contact sales" in c.lower() for c in cells):
-            result.rejects.append(Reject("no_price_contact_sales", _text(title), raw))
+            result.rejects.append(Reject("no_price_contact_sales", node_text(title), raw))
         else:
-            result.rejects.append(Reject("reserved_term_unknown", _text(title), raw))
+            result.rejects.append(Reject("reserved_term_unknown", node_text(title), raw))
         return
     price = next((p for c in cells if _PER_GPU.search(c) and (p := _price(c))), None)
     if price is None:
         reason = ("no_price_contact_sales" if any("contact sales" in c.lower() for c in cells)
                   else "zero_or_missing_price")
-        result.rejects.append(Reject(reason, _text(title), raw))
+        result.rejects.append(Reject(reason, node_text(title), raw))
         return
     vram = next((g for c in cells[1:] if c.upper().endswith(" GB") and (g := _memory_gb(c))),
                 None)
     ram = next((g for c in cells[1:] if c.endswith("GiB") and "SSD" not in c
                 and (g := _memory_gb(c))), None)
-    vcpus = next((n for c in cells[1:] if c.isdigit() and (n := _number(c))), None)
+    vcpus = next((n for c in cells[1:] if c.isdigit() and (n := plain_number(c))), None)
     result.prices.append(_observation(
         plan=m.group("plan").strip(), count=float(m.group("count")), per_gpu=price,
         vram_gb=vram, vcpus=vcpus, ram_gb=ram,
@@ -169,7 +143,7 @@ def _panel_count(row: Tag, soup: BeautifulSoup) -> float | None:
     if tab is None and isinstance(panel_id, str) and panel_id:
         found = soup.find(attrs={"aria-controls": panel_id})
         tab = found if isinstance(found, Tag) else None
-    m = _COUNT.match(_text(tab))
+    m = _COUNT.match(node_text(tab))
     return float(m.group("n")) if m else None
 
 
@@ -177,13 +151,13 @@ def _cell(row: Tag, *labels: str) -> str:
     for td in row.find_all(["td", "th"]):
         label = str(td.get("data-label") or "").strip().upper()
         if any(label.startswith(want) for want in labels):
-            return _text(td)
+            return node_text(td)
     return ""
 
 
 def _parse_2026_row(row: Tag, soup: BeautifulSoup, result: ParseResult) -> None:
-    plan = " ".join(str(row.get("data-plan") or "").translate(_ZERO_WIDTH).split())
-    raw = " | ".join(_text(c) for c in row.find_all(["th", "td"]))
+    plan = clean_text(str(row.get("data-plan") or ""))
+    raw = " | ".join(node_text(c) for c in row.find_all(["th", "td"]))
     price_text = _cell(row, "PRICE")
     count = _panel_count(row, soup)
     if count is None:
@@ -191,13 +165,12 @@ def _parse_2026_row(row: Tag, soup: BeautifulSoup, result: ParseResult) -> None:
         return
     price = _price(price_text)
     if price is None:
-        reason = ("no_price_contact_sales" if "contact" in price_text.lower()
-                  else "zero_or_missing_price")
-        result.rejects.append(Reject(reason, f"{count:g}x {plan}: {price_text!r}", raw))
+        result.rejects.append(Reject(no_price_reason(price_text, not_available=False),
+                                     f"{count:g}x {plan}: {price_text!r}", raw))
         return
     result.prices.append(_observation(
         plan=plan, count=count, per_gpu=price,
-        vram_gb=_memory_gb(_cell(row, "VRAM")), vcpus=_number(_cell(row, "VCPU")),
+        vram_gb=_memory_gb(_cell(row, "VRAM")), vcpus=plain_number(_cell(row, "VCPU")),
         ram_gb=_memory_gb(_cell(row, "RAM")),
     ))
 

@@ -30,14 +30,52 @@ Parse:
 
 A zip without both documents or JSON of another shape -> ParseError; no priced GPU shape ->
 EmptyPayloadError. Stream "cost_estimator".
+
+Oracle's price list API (cetools, ``GET https://apexapps.oracle.com/pls/apex/cetools/api/v1/
+products/?currencyCode=USD``; recorded in ``provider_api/oci/``, see its README): ``parse``
+chooses the parser by the payload's shape: a zip -> the Cost Estimator parser above
+(``parse_cost_estimator``); JSON whose ``items`` carry ``partNumber`` and ``serviceCategory``
+-> ``parse_price_list``; anything else -> ParseError. The live fetch still fetches the
+estimator zip; a price list payload is ingested (``gpucost ingest oci FILE.json``).
+
+Price list parse: ``{"lastUpdated", "items": [{"partNumber", "displayName", "metricName",
+"serviceCategory", "currencyCodeLocalizations": [{"currencyCode", "prices": [{"model",
+"value"}]}]}]}``:
+
+* the full list names every OCI part; only GPU items (``GPU`` in the displayName or the
+  serviceCategory) are candidates, the others (CPU, storage, network...) are not offers of
+  this source and are skipped, as the estimator parser skips CPU shapes;
+* kept: ``serviceCategory == "Compute - GPU"`` and ``metricName == "GPU Per Hour"`` with one
+  USD PAY_AS_YOU_GO price > 0; every other GPU item is a Reject:
+  "Compute - GPU - Other" (H100T, B109480: another product than H100, its GPU and shape are
+  not stated) -> "other_gpu_product"; Cloud@Customer, VMware, Roving Edge ->
+  "not_public_cloud" (not public-cloud list prices); any other category -> "other_category";
+  another metric ("Node Per
+  Hour", "Resource Possession Per Day") -> "not_per_gpu_hour"; no single USD pay-as-you-go
+  price -> "unexpected_price_data"; 0 -> "zero_or_missing_price";
+* gpu_name_raw is read from the displayName (prefixes vary: "OCI - ", "OCI- ", "Oracle Cloud
+  Infrastructure - ", none; runs of spaces are one): the segments after the "GPU" segment
+  (" - " separated), "A100 - v2" -> "A100 v2" (BM.GPU.A100-v2.8, A100 80 GB SXM4: an oracle
+  alias in catalog/aliases.csv). A shape generation without a GPU (X7, V2, E3, E4: "GPU
+  Standard - X7", "GPU - E3") -> Reject("generation_only_name"), never guessed; no GPU
+  segment -> Reject("no_gpu_name");
+* one on_demand observation per part number: provider "oracle", sku = the partNumber
+  (B98415), region "" (list prices are global), price_per_hour = the list price of ONE GPU
+  per hour with gpu_count 1 (the price list prices a GPU, not a shape: BM.GPU.H100.8 is
+  8 x 10.00); no memory, vCPU or RAM figures (the payload has none);
+* ParseResult.observed_at = ``lastUpdated`` (UTC; None when absent or unreadable); stream
+  "price_list" (per-GPU part prices: never compared with the estimator's shapes by the
+  row-count guard). No GPU price kept -> EmptyPayloadError.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import math
 import re
 import zipfile
+from datetime import UTC, datetime
 from typing import Any
 
 from gpucost.catalog.records import (
@@ -47,11 +85,18 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
-from gpucost.catalog.sources.base import FetchContext, Source, raise_empty, read_zip_member
+from gpucost.catalog.sources.base import (
+    CheapestOffers,
+    FetchContext,
+    Source,
+    raise_empty,
+    read_zip_member,
+)
 
 NAME = "oci"
 DEFAULT_URL = "https://www.oracle.com/a/ocom/docs/cloudestimator2/data"
 STREAM = "cost_estimator"
+PRICE_LIST_STREAM = "price_list"
 DOCUMENTS = ("shapes.json", "products.json")
 _LEGACY_GPU = {"GPU4": "A100 40GB", "GPU3": "V100", "GPU2": "P100"}
 
@@ -119,7 +164,7 @@ def _value(node: Any) -> str:
     return str(node.get("value") if isinstance(node, dict) else node or "")
 
 
-def parse(payload: Payload) -> ParseResult:
+def parse_cost_estimator(payload: Payload) -> ParseResult:
     shapes, products = _documents(payload)
     by_part = {str(p.get("partNumber")): p for p in products["items"] if isinstance(p, dict)}
     result = ParseResult(stream=STREAM)
@@ -167,6 +212,149 @@ def parse(payload: Payload) -> ParseResult:
         raise_empty(result, f"oci {payload.name}: no priced GPU shape",
                     f"{len(shapes['items'])} shapes")
     return result
+
+
+# ---- the price list API (cetools) ------------------------------------------------------------
+
+GPU_CATEGORY = "Compute - GPU"
+GPU_METRIC = "GPU Per Hour"
+_GPU_WORD = re.compile(r"\bGPU\b", re.IGNORECASE)
+_SEGMENT_SEP = re.compile(r"\s*-\s+|\s+-\s*")  # " - ", "- ", " -": never a hyphen in a word
+_NOT_PUBLIC_CLOUD = re.compile(r"Cloud@Customer|VMware|Roving Edge", re.IGNORECASE)
+_GENERATION = re.compile(r"[A-Z]\d", re.IGNORECASE)  # X7, V2, E3, E4: a shape generation
+
+
+def _price_list(payload: Payload) -> dict[str, Any] | None:
+    """The price list document, or None when the payload is not one."""
+    try:
+        doc = json.loads(payload.content)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("items"), list):
+        return None
+    if any(isinstance(i, dict) and "partNumber" in i and "serviceCategory" in i
+           for i in doc["items"]):
+        return doc
+    return None
+
+
+def _stated_time(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def gpu_name_of_product(display_name: str) -> str | None:
+    """The GPU a price list item names, as written after its "GPU" segment:
+    "OCI- Compute - GPU - MI355X" -> MI355X, "Compute - GPU - A100 - v2" -> "A100 v2";
+    a generation name ("Compute - GPU Standard - V2") is returned as it is ("V2": the caller
+    refuses it); None when no GPU is named."""
+    segments = [s for s in _SEGMENT_SEP.split(" ".join(display_name.split())) if s]
+    upper = [s.upper() for s in segments]
+    if "GPU" in upper:
+        name = " ".join(segments[upper.index("GPU") + 1:])
+        return name or None
+    if segments and _GENERATION.fullmatch(segments[-1]) and _GPU_WORD.search(display_name):
+        return segments[-1]
+    return None
+
+
+def _usd_payg(item: dict[str, Any]) -> float | None:
+    """The one USD pay-as-you-go price of an item (None: absent, several, not a number)."""
+    prices = [p for l10n in item.get("currencyCodeLocalizations") or []
+              if isinstance(l10n, dict) and l10n.get("currencyCode") == "USD"
+              for p in l10n.get("prices") or []
+              if isinstance(p, dict) and p.get("model") == "PAY_AS_YOU_GO"]
+    if len(prices) != 1:
+        return None
+    value = prices[0].get("value")
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        price = float(value)
+    except (TypeError, ValueError):
+        return None
+    return price if math.isfinite(price) else None
+
+
+def parse_price_list(payload: Payload, doc: dict[str, Any] | None = None) -> ParseResult:
+    """Per-GPU list prices of OCI's price list API (cetools products): see the module doc."""
+    doc = doc if doc is not None else _price_list(payload)
+    if doc is None:
+        raise ParseError(f"oci {payload.name}: not a price list (JSON with 'items' of "
+                         "partNumber / serviceCategory)")
+    result = ParseResult(stream=PRICE_LIST_STREAM, observed_at=_stated_time(doc.get("lastUpdated")))
+    offers = CheapestOffers(result)
+    n_gpu = 0
+    for item in doc["items"]:
+        if not isinstance(item, dict):
+            continue
+        part = str(item.get("partNumber") or "").strip()
+        name = " ".join(str(item.get("displayName") or "").split())
+        category = " ".join(str(item.get("serviceCategory") or "").split())
+        metric = " ".join(str(item.get("metricName") or "").split())
+        if not (_GPU_WORD.search(name) or _GPU_WORD.search(category)):
+            continue  # not a GPU item (CPU, storage, network...): not an offer of this source
+        n_gpu += 1
+        raw = json.dumps(item, sort_keys=True, default=str)[:2000]
+        label = f"{part or '(no partNumber)'} {name!r}"
+        if category != GPU_CATEGORY:
+            if category == f"{GPU_CATEGORY} - Other":
+                offers.reject("other_gpu_product",
+                              f"{label}: category {category!r}, another product than the "
+                              "public GPU shapes; its GPU is not stated (not guessed)", raw)
+            elif _NOT_PUBLIC_CLOUD.search(category) or _NOT_PUBLIC_CLOUD.search(name):
+                offers.reject("not_public_cloud",
+                              f"{label}: category {category!r} is not a public-cloud GPU "
+                              "list price", raw)
+            else:
+                offers.reject("other_category",
+                              f"{label}: category {category!r}, not {GPU_CATEGORY!r}", raw)
+            continue
+        if metric != GPU_METRIC:
+            offers.reject("not_per_gpu_hour", f"{label}: metric {metric!r}, not {GPU_METRIC!r}",
+                          raw)
+            continue
+        price = _usd_payg(item)
+        if price is None or not part:
+            offers.reject("unexpected_price_data",
+                          f"{label}: no partNumber or no single USD PAY_AS_YOU_GO price", raw)
+            continue
+        if price <= 0:
+            offers.reject("zero_or_missing_price", f"{label}: {price}", raw)
+            continue
+        gpu = gpu_name_of_product(name)
+        if gpu is None:
+            offers.reject("no_gpu_name", f"{label}: the displayName names no GPU", raw)
+            continue
+        if _GENERATION.fullmatch(gpu):
+            offers.reject("generation_only_name",
+                          f"{label}: {gpu!r} is a shape generation, not a GPU; the price list "
+                          "does not say which GPU it prices (not guessed)", raw)
+            continue
+        offers.add(PriceObservation(
+            provider="oracle", sku=part, region="", pricing_model="on_demand",
+            price_per_hour=round(price, 6), gpu_name_raw=gpu, gpu_count=1.0,
+        ), raw)
+    return offers.finish(f"oci {payload.name}: no per-GPU-hour public-cloud GPU price",
+                         f"{len(doc['items'])} items, {n_gpu} GPU items")
+
+
+def parse(payload: Payload) -> ParseResult:
+    """A zip: the Cost Estimator's shapes + products; JSON with price list items: the price
+    list API; anything else: ParseError."""
+    if payload.content[:2] == b"PK":
+        return parse_cost_estimator(payload)
+    doc = _price_list(payload)
+    if doc is None:
+        raise ParseError(f"oci {payload.name}: expected a zip of {', '.join(DOCUMENTS)} (Cost "
+                         "Estimator) or a price list (JSON with 'items' of partNumber / "
+                         "serviceCategory)")
+    return parse_price_list(payload, doc)
 
 
 SOURCE = Source(

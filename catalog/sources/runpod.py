@@ -24,6 +24,30 @@ one-GPU pod), sku = gpu_name_raw = the GPU name without the " GPU on Runpod" suf
 Zero-width characters are stripped. ParseResult.observed_at comes from the Wayback capture
 comment of a recorded page, else None. A page with neither layout -> ParseError; a layout
 without a priced row -> EmptyPayloadError.
+
+The same source also reads RunPod's GraphQL API answer (chosen by the payload's shape: a
+JSON object, not a page), ``POST https://api.runpod.io/graphql`` with
+``{ gpuTypes { id displayName memoryInGb securePrice communityPrice } }``, answered as
+``{"data": {"gpuTypes": [...]}}`` (recorded in
+../shared/data/prices/provider_api/runpod/, undated):
+
+* ``securePrice`` -> "on_demand", ``communityPrice`` -> "community", USD per GPU-hour (the
+  same two products as on the page); one observation per GPU type and tier.
+* sku = ``displayName`` (RunPod's label, "H100 SXM", as on the page), gpu_name_raw = ``id``
+  (the device name, "NVIDIA H100 80GB HBM3", which tells SXM, PCIe and NVL apart),
+  gpu_memory_gb = ``memoryInGb``, stream "graphql_gpu_types" (its own row-count history).
+* A price of 0 means "not offered in that cloud" -> Reject("not_offered"), never free; a
+  missing or non-numeric price -> Reject("zero_or_missing_price"); a price of exactly 0.5 is
+  the API's placeholder (MI300X community 0.5 against secure 2.39, H200 NVL 0.5 against 3.79;
+  twelve of them in the recorded answer) -> Reject("placeholder_price"), not published.
+* MIG slices ("NVIDIA RTX PRO 6000 Blackwell Server Edition MIG 1g.24gb") are fractional
+  GPUs: gpu_count = the slice's memory / the whole card's ``memoryInGb`` (24/96 = 0.25), the
+  whole card being the entry whose id is the part before " MIG"; price_per_hour is the
+  slice's price. A slice whose card is not in the answer -> Reject("gpu_count_unknown").
+* The ``"unknown"`` entry (id "unknown", prices 0) and entries without an id ->
+  Reject("gpu_unknown").
+* JSON that is not ``{"data": {"gpuTypes": [...]}}`` (a GraphQL ``errors`` answer, a
+  truncated body) -> ParseError; no accepted price -> EmptyPayloadError.
 """
 
 from __future__ import annotations
@@ -34,19 +58,13 @@ from dataclasses import replace
 from typing import Any
 
 from bs4 import BeautifulSoup, Tag
-from gpucost.catalog.records import (
-    ParseError,
-    ParseResult,
-    Payload,
-    PriceObservation,
-    Reject,
-)
+from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import (
     Source,
-    keep_cheapest,
-    raise_empty,
-    read_html,
-    wayback_capture_time,
+    clean_text,
+    finish_cheapest,
+    node_text,
+    read_page,
 )
 
 NAME = "runpod"
@@ -54,28 +72,27 @@ DEFAULT_URL = "https://www.runpod.io/pricing"
 
 STREAM = "pricing_page"
 TIERS = {"secure": "on_demand", "community": "community"}
-_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 _SUFFIX = re.compile(r"\s+GPU\s+on\s+Runpod\s*$", re.I)
 _TAG = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<what>GB VRAM|GB RAM|vCPUs?)$", re.I)
 
 
-def _clean(text: str) -> str:
-    return " ".join(text.translate(_ZERO_WIDTH).split())
-
-
 def _price(value: Any) -> float | None:
+    """A price held as data (a JSON-LD string, a data- attribute), not printed text, so not
+    base.first_price: the whole value is read by float() ("$" and commas dropped); None
+    unless above 0."""
     if isinstance(value, bool) or value is None:
         return None
     try:
-        price = float(_clean(str(value)).lstrip("$").replace(",", ""))
+        price = float(clean_text(str(value)).lstrip("$").replace(",", ""))
     except ValueError:
         return None
     return price if price > 0 and price == price else None
 
 
 def parse(payload: Payload) -> ParseResult:
-    soup = read_html(payload)
-    result = ParseResult(stream=STREAM, observed_at=wayback_capture_time(soup))
+    if payload.content.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        return parse_graphql(payload)
+    soup, result = read_page(payload, STREAM)
     products = _json_ld_products(soup, payload.name)
     price_nodes = soup.select("[data-secure-cloud-price], [data-community-cloud-price]")
     if not products and not price_nodes:
@@ -85,10 +102,7 @@ def parse(payload: Payload) -> ParseResult:
     if not products:  # the attribute layout only when no structured data is present
         for node in price_nodes:
             _parse_row(node, result)
-    keep_cheapest(result)
-    if not result.prices:
-        raise_empty(result, f"runpod {payload.name}: pricing layout found but no priced GPU")
-    return result
+    return finish_cheapest(result, f"runpod {payload.name}: pricing layout found but no priced GPU")
 
 
 def _observation(name: str, model: str, price: float, **extra: float | None) -> PriceObservation:
@@ -121,7 +135,7 @@ def _json_ld_products(soup: BeautifulSoup, name: str) -> list[dict[str, Any]]:
 
 
 def _parse_product(product: dict[str, Any], result: ParseResult) -> None:
-    name = _SUFFIX.sub("", _clean(str(product.get("name") or "")))
+    name = _SUFFIX.sub("", clean_text(str(product.get("name") or "")))
     offers = product["offers"].get("offers")
     raw = json.dumps(product, sort_keys=True)[:2000]
     if not name or not isinstance(offers, list):
@@ -131,7 +145,7 @@ def _parse_product(product: dict[str, Any], result: ParseResult) -> None:
     for offer in offers:
         if not isinstance(offer, dict):
             continue
-        tier_name = _clean(str(offer.get("name") or "")).lower()
+        tier_name = clean_text(str(offer.get("name") or "")).lower()
         tier = next((t for t in TIERS if t in tier_name), None)
         if tier is None:
             result.rejects.append(Reject("unknown_tier", f"{name}: offer {tier_name!r}", raw))
@@ -149,7 +163,7 @@ def _parse_product(product: dict[str, Any], result: ParseResult) -> None:
 
 def _row_name(node: Tag) -> str:
     name_node = node.find_previous(attrs={"data-gradient": "text-secondary"})
-    return _clean(name_node.get_text(" ", strip=True)) if isinstance(name_node, Tag) else ""
+    return node_text(name_node) if isinstance(name_node, Tag) else ""
 
 
 def _row_tags(node: Tag, name_node: Tag | None) -> dict[str, float]:
@@ -160,7 +174,7 @@ def _row_tags(node: Tag, name_node: Tag | None) -> dict[str, float]:
     for tag in name_node.find_all_next(class_="gpu-pricing-row__tag"):
         if tag.find_previous(attrs={"data-gradient": "text-secondary"}) is not name_node:
             break
-        m = _TAG.match(_clean(tag.get_text(" ", strip=True)))
+        m = _TAG.match(node_text(tag))
         if m:
             tags[m.group("what").lower().rstrip("s")] = float(m.group("n"))
     return tags
@@ -189,6 +203,86 @@ def _parse_row(node: Tag, result: ParseResult) -> None:
             name, model, price, gpu_memory_gb=tags.get("gb vram"), ram_gb=tags.get("gb ram"),
             vcpus=tags.get("vcpu"),
         ))
+
+
+# -- GraphQL API: {"data": {"gpuTypes": [...]}} ------------------------------------------------
+
+GRAPHQL_STREAM = "graphql_gpu_types"
+GRAPHQL_TIERS = (("securePrice", "on_demand"), ("communityPrice", "community"))
+PLACEHOLDER_PRICE = 0.5
+_MIG = re.compile(r"^(?P<card>.+?)\s+MIG\s+(?P<slices>\d+)g\.(?P<gb>\d+(?:\.\d+)?)gb$", re.I)
+
+
+def _gpu_types(payload: Payload) -> list[Any]:
+    try:
+        doc = json.loads(payload.content)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ParseError(f"runpod {payload.name}: not valid JSON ({exc})") from exc
+    data = doc.get("data") if isinstance(doc, dict) else None
+    types = data.get("gpuTypes") if isinstance(data, dict) else None
+    if not isinstance(types, list):
+        errors = doc.get("errors") if isinstance(doc, dict) else None
+        detail = f": errors {json.dumps(errors)[:200]}" if errors else ""
+        raise ParseError(f"runpod {payload.name}: JSON without a data.gpuTypes list{detail}")
+    return types
+
+
+def _api_price(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        price = float(value)
+    except ValueError:
+        return None
+    return price if price == price and price not in (float("inf"), float("-inf")) else None
+
+
+def parse_graphql(payload: Payload) -> ParseResult:
+    """RunPod's GraphQL gpuTypes answer (see the module docstring)."""
+    types = _gpu_types(payload)
+    result = ParseResult(stream=GRAPHQL_STREAM)
+    memory = {str(t.get("id")): t.get("memoryInGb") for t in types if isinstance(t, dict)}
+    for entry in types:
+        if not isinstance(entry, dict):
+            continue
+        raw = json.dumps(entry, sort_keys=True)[:2000]
+        gpu_id = clean_text(str(entry.get("id") or ""))
+        label = clean_text(str(entry.get("displayName") or "")) or gpu_id
+        if not gpu_id or gpu_id.lower() == "unknown":
+            result.rejects.append(Reject("gpu_unknown", f"gpu type {gpu_id or '(no id)'}", raw))
+            continue
+        count = 1.0
+        mig = _MIG.match(gpu_id)
+        if mig:
+            card_memory = _api_price(memory.get(mig.group("card")))
+            if not card_memory or card_memory <= 0:
+                result.rejects.append(Reject(
+                    "gpu_count_unknown", f"{gpu_id}: MIG slice of a card not in the answer", raw))
+                continue
+            count = round(float(mig.group("gb")) / card_memory, 6)
+        gb = _api_price(entry.get("memoryInGb"))
+        for field, model in GRAPHQL_TIERS:
+            value = entry.get(field)
+            price = _api_price(value)
+            if price is None or price < 0:
+                result.rejects.append(Reject(
+                    "zero_or_missing_price", f"{label} {model}: {field} {value!r}", raw))
+            elif price == 0:
+                result.rejects.append(Reject(
+                    "not_offered", f"{label} {model}: {field} 0 (not offered in that cloud)", raw))
+            elif price == PLACEHOLDER_PRICE:
+                result.rejects.append(Reject(
+                    "placeholder_price",
+                    f"{label} {model}: {field} {price:g}, the API's placeholder value", raw))
+            else:
+                result.prices.append(PriceObservation(
+                    provider="runpod", sku=label, region="", pricing_model=model,
+                    price_per_hour=price, gpu_name_raw=gpu_id, gpu_count=count,
+                    gpu_memory_gb=gb if gb and gb > 0 else None,
+                ))
+    return finish_cheapest(
+        result, f"runpod {payload.name}: gpuTypes answer without an accepted price",
+        f"{len(types)} gpu types")
 
 
 SOURCE = Source(

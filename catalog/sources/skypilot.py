@@ -12,9 +12,13 @@ Parse (one CSV = one cloud = one stream):
   `vast_vms_2026-04-29.csv`, ...) or else from its URL; provider = cloud (`do` ->
   `digitalocean`); stream = cloud;
 * columns are read by header name (they differ per cloud); `GpuInfo` is a Python literal read
-  with ``ast.literal_eval`` (never eval); GPU memory MiB / 1024 rounded to 0.1 (per GPU; Vast
-  writes the total of all GPUs there, so it is divided by the count; a value below 1024 is
-  taken as already in GiB, the Shadeform unit bug);
+  with ``ast.literal_eval`` (never eval); GPU memory MiB / 1024 rounded to 0.1, per GPU:
+  Vast, Prime Intellect and one Verda version write the total of all the row's GPUs into
+  the per-GPU `SizeInMiB`, told per catalog by size_is_total (the size grows with the GPU
+  count), so it is divided by the count; a value below 1024 is taken as already in GiB, the
+  Shadeform unit bug;
+* Vast: gpu_name_raw is Vast's own GPU name read from the sku (vast_gpu_name: `H100 SXM`,
+  `H100 NVL`, `A100 SXM4 80GB`), which AcceleratorName folds into `H100` / `A100`;
 * `Price` -> an on_demand row (Vast: community, a marketplace price; 0 or empty ->
   Reject("zero_or_missing_price")); `SpotPrice` ->
   a spot row (Vast: interruptible_bid), skipped silently when 0 or empty (Vast writes 0.00
@@ -64,6 +68,7 @@ from gpucost.catalog.records import (
 )
 from gpucost.catalog.sizes import provider_size_count, retired_size
 from gpucost.catalog.sources.base import CheapestOffers, FetchContext, Part, Source
+from gpucost.catalog.sources.vast import gpu_label
 
 NAME = "skypilot"
 DEFAULT_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8"
@@ -103,6 +108,8 @@ _REGION_FROM_ZONE = frozenset({"ibm"})
 
 # A100-80GB-160GB (verda 538675a): the total memory glued to a GPU name -> A100-80GB
 _TOTAL_MEMORY_SUFFIX = re.compile(r"^(?P<name>.+-\d+GB)-\d+GB$", re.IGNORECASE)
+# Vast rows: <n>x-<gpu name, spaces as _>-<vCPUs>-<RAM MiB> (vast_gpu_name)
+_VAST_SKU = re.compile(r"^\d+x-(?P<gpu>.+)-\d+-\d+$")
 # fractional (vGPU) products named A10*1/12, T4/8 with AcceleratorCount 1 (alicloud)
 _FRACTION = re.compile(r"^(?P<name>.+?)\s*(?:\*\s*(?P<num>\d+))?\s*/\s*(?P<den>\d+)$")
 
@@ -187,10 +194,8 @@ def _lower_keys(value: Any) -> Any:
     return value
 
 
-def _gpu_memory_gb(gpu_info: str, count: float | None, cloud: str) -> float | None:
-    """Per-GPU memory in GB from GpuInfo's first `Gpus` entry, or None when GpuInfo is not a
-    dict or the figure is not plausible (> MAX_GPU_MEMORY_GB per GPU: primeintellect and verda
-    538675a put the total of all GPUs there)."""
+def _size_mib(gpu_info: str) -> float | None:
+    """GpuInfo's first `Gpus` entry's MemoryInfo.SizeInMiB (whatever it holds), or None."""
     info = _gpu_info(gpu_info)
     if info is None:
         return None  # e.g. Azure, IBM, Paperspace write a bare name ("V100") there
@@ -198,9 +203,45 @@ def _gpu_memory_gb(gpu_info: str, count: float | None, cloud: str) -> float | No
         mib = float(info["gpus"][0]["memoryinfo"]["sizeinmib"])
     except (KeyError, IndexError, TypeError, ValueError):
         return None
-    if not mib > 0:
+    return mib if mib > 0 else None
+
+
+def size_is_total(rows: list[dict[str, str]]) -> bool:
+    """Whether a catalog's GpuInfo `SizeInMiB` ("per GPU") holds the memory of all the row's
+    GPUs, told from the catalog itself: a GPU name listed at two or more GPU counts votes
+    "total" when its size grows in proportion to the count (primeintellect d9a304e: A100-80GB
+    x1 81920, x8 655360; verda 538675a: B300 x2 537600, x4 1075200; Vast) and "per GPU" when
+    the size stays put (verda 000c1d0: B300 x2 and x4 268800; lambda, nebius, lium...). The
+    majority decides; a catalog with no such name (or a tie) is read as per GPU."""
+    sizes: dict[str, dict[float, float]] = defaultdict(dict)
+    for row in rows:
+        name, count = gpu_name_and_count(row.get("AcceleratorName") or "",
+                                         _positive(row.get("AcceleratorCount")))
+        mib = _size_mib(row.get("GpuInfo") or "")
+        if name and count and mib:
+            sizes[name].setdefault(count, mib)
+    votes = {"total": 0, "per_gpu": 0}
+    for by_count in sizes.values():
+        if len(by_count) < 2:
+            continue
+        (n_low, s_low), (n_high, s_high) = min(by_count.items()), max(by_count.items())
+        if abs(s_high / s_low - n_high / n_low) <= 0.02 * (n_high / n_low):
+            votes["total"] += 1
+        elif abs(s_high / s_low - 1) <= 0.02:
+            votes["per_gpu"] += 1
+    return votes["total"] > votes["per_gpu"]
+
+
+def _gpu_memory_gb(gpu_info: str, count: float | None, cloud: str,
+                   total: bool = False) -> float | None:
+    """Per-GPU memory in GB from GpuInfo's first `Gpus` entry, or None when GpuInfo is not a
+    dict or the figure is not plausible (> MAX_GPU_MEMORY_GB per GPU). `total`: the catalog
+    writes the memory of all the row's GPUs there (size_is_total), so it is divided by the
+    count, as for Vast always."""
+    mib = _size_mib(gpu_info)
+    if mib is None:
         return None
-    if cloud in _MEMORY_IS_TOTAL and count and count > 0:
+    if (total or cloud in _MEMORY_IS_TOTAL) and count and count > 0:
         mib /= count
     gb = mib if mib < 1024 else mib / 1024  # below 1024: already GB (shadeform's unit bug)
     return round(gb, 1) if gb <= MAX_GPU_MEMORY_GB else None
@@ -266,6 +307,22 @@ def gpu_name_and_count(name: str, count: float | None) -> tuple[str, float | Non
     return name, count
 
 
+def vast_gpu_name(sku: str, gpu_info: str, count: float | None) -> str | None:
+    """Vast's own GPU name, read from the sku: SkyPilot's Vast fetcher names a row
+    `<n>x-<Vast gpu_name, spaces as _>-<vCPUs>-<RAM MiB>` but folds variants in
+    AcceleratorName (`8x-H100_SXM-32-65536` and `1x-H100_NVL-...` are both `H100`,
+    `RTX_3060_Ti` is `RTX3060`). The name is the one the vast source reads from Vast's API
+    (vast.gpu_label: `H100 SXM`, `A100 SXM4 80GB` with the per-GPU VRAM appended where Vast
+    sells one model in several sizes), so the same aliases map both. None when the sku has
+    another shape."""
+    m = _VAST_SKU.match(sku.strip())
+    if not m:
+        return None
+    mib = _size_mib(gpu_info)
+    per_gpu = mib / count if mib and count and count > 0 else None  # Vast: the row's total
+    return gpu_label(m.group("gpu").replace("_", " "), per_gpu)
+
+
 def is_placeholder_catalog(rows: list[dict[str, str]]) -> bool:
     """Whether a catalog's prices are placeholders: every GPU row (two or more) has the same
     per-GPU price, a whole number, and a SpotPrice equal to its Price (Mithril: 1.00 per GPU,
@@ -295,6 +352,7 @@ def _region(row: dict[str, str], cloud: str) -> str:
 def _parse_generic(rows: list[dict[str, str]], cloud: str, out: CheapestOffers) -> None:
     provider = PROVIDER_OF_CLOUD.get(cloud, cloud)
     placeholder = is_placeholder_catalog(rows)
+    total = size_is_total(rows)
     for row in rows:
         accel = (row.get("AcceleratorName") or "").strip()
         if not accel:
@@ -307,6 +365,8 @@ def _parse_generic(rows: list[dict[str, str]], cloud: str, out: CheapestOffers) 
             out.reject("retired_promo_size", f"{sku}: a retired promotional size", _raw(row))
             continue
         name, count = gpu_name_and_count(accel, _num(row.get("AcceleratorCount")))
+        if cloud == "vast":
+            name = vast_gpu_name(sku, row.get("GpuInfo") or "", count) or name
         known = provider_size_count(provider, sku)
         if known is not None and known > 0:
             count = known
@@ -319,7 +379,7 @@ def _parse_generic(rows: list[dict[str, str]], cloud: str, out: CheapestOffers) 
             gpu_name_raw=name,
             gpu_count=count,
             currency=_CURRENCY.get(cloud, "USD"),
-            gpu_memory_gb=_gpu_memory_gb(row.get("GpuInfo") or "", count, cloud),
+            gpu_memory_gb=_gpu_memory_gb(row.get("GpuInfo") or "", count, cloud, total),
             vcpus=_num(row.get("vCPUs")),
             ram_gb=_num(row.get("MemoryGiB")),
         )

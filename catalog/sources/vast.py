@@ -30,6 +30,24 @@ They are aggregated into buckets of (GPU name, GPUs per offer):
 
 A body that is not JSON or has no ``offers`` list -> ParseError; no accepted offer ->
 EmptyPayloadError.
+
+A second shape is read too, chosen by the payload (a JSON *list* instead of the object): the
+projected offers recorded in ../shared/data/prices/provider_api/vastai/ (undated), a list of
+offers that kept only ``gpu_name``, ``gpu_ram``, ``num_gpus`` and ``dph_total``:
+
+* ``dph_total`` is the offer's total hourly cost, GPUs plus the **storage** charge for the
+  disk size of the search (hence 6.252083333333333), so it sits a little above ``dph_base``;
+  it is read as "community" like ``dph_base`` (the projection has no other price; no
+  ``min_bid``, so no "interruptible_bid" rows), in its own stream "marketplace_projected"
+  so that it never stands in the row-count history of the live ``dph_base`` answers.
+* The same buckets, medians and percentiles as above. Without ``id`` an exact duplicate line
+  (19 in the recorded file: one machine listed twice, or two identical machines) cannot be
+  told apart, so each line counts as one offer in ``offer_count`` and the percentiles.
+* An item that is not an object, or a list whose objects carry no ``dph_total`` at all ->
+  ParseError; a missing or non-positive ``dph_total`` -> Reject("zero_or_missing_price").
+
+The VRAM appended to ambiguous names is the host-reported MiB / 1024, rounded and snapped to
+the marketed size when within 6 % of it (A100 39 936 MiB -> "A100 SXM4 40GB").
 """
 
 from __future__ import annotations
@@ -86,28 +104,42 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _offers(payload: Payload) -> list[Any]:
+PROJECTED_STREAM = "marketplace_projected"
+# marketed VRAM sizes (GB) of the models that carry it in their label
+_MARKETED_GB = (16, 24, 32, 40, 48, 80, 96, 141)
+
+
+def _offers(payload: Payload) -> tuple[list[Any], str]:
+    """The offers and the price field they are read by (dph_base live, dph_total projected)."""
     try:
         doc = json.loads(payload.content)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ParseError(f"vast {payload.name}: not valid JSON ({exc})") from exc
+    if isinstance(doc, list):
+        if not all(isinstance(o, dict) for o in doc):
+            raise ParseError(f"vast {payload.name}: JSON list whose items are not all offers")
+        if doc and not any("dph_total" in o for o in doc):
+            raise ParseError(f"vast {payload.name}: JSON list of offers without 'dph_total'")
+        return doc, "dph_total"
     offers = doc.get("offers") if isinstance(doc, dict) else None
     if not isinstance(offers, list):
         raise ParseError(f"vast {payload.name}: JSON without an 'offers' list")
-    return offers
+    return offers, "dph_base"
 
 
 def gpu_label(name: str, gpu_ram_mib: float | None) -> str:
     """The Vast GPU name, with the VRAM appended where the name alone is ambiguous."""
     name = " ".join(name.split())
     if gpu_ram_mib and gpu_ram_mib > 0 and _VRAM_IN_NAME.match(name):
-        return f"{name} {round(gpu_ram_mib / 1024)}GB"
+        gb = round(gpu_ram_mib / 1024)
+        gb = next((m for m in _MARKETED_GB if abs(gb - m) <= 0.06 * m), gb)
+        return f"{name} {gb}GB"
     return name
 
 
 def parse(payload: Payload) -> ParseResult:
-    offers = _offers(payload)
-    result = ParseResult(stream=STREAM)
+    offers, price_field = _offers(payload)
+    result = ParseResult(stream=STREAM if price_field == "dph_base" else PROJECTED_STREAM)
     buckets: dict[tuple[str, float], dict[str, list[float]]] = defaultdict(
         lambda: {"base": [], "bid": [], "vram": []})
     for offer in offers:
@@ -122,11 +154,12 @@ def parse(payload: Payload) -> ParseResult:
         if offer.get("rentable") is False:
             result.rejects.append(Reject("not_rentable", f"offer {offer.get('id')}", raw))
             continue
-        base = _number(offer.get("dph_base"))
+        base = _number(offer.get(price_field))
         if base is None or base <= 0:
             result.rejects.append(Reject(
                 "zero_or_missing_price",
-                f"offer {offer.get('id')} {name}: dph_base {offer.get('dph_base')!r}", raw))
+                f"offer {offer.get('id')} {name}: {price_field} {offer.get(price_field)!r}",
+                raw))
             continue
         ram = _number(offer.get("gpu_ram"))
         bucket = buckets[(gpu_label(name, ram), count)]

@@ -4,7 +4,9 @@ documented shape; nothing was recorded), fetched into one zip payload."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -54,3 +56,90 @@ def test_bad_payloads() -> None:
         oci.parse(_payload(products=b'{"products": []}'))
     with pytest.raises(EmptyPayloadError):
         oci.parse(_payload(shapes=b'{"items": []}'))
+
+
+# --- the price list API (cetools): recorded in ../shared/data, read in place ----------------
+
+PRICE_LIST = "prices/provider_api/oci/oci_cetools_products_gpu_subset_2026-10-01.json"
+
+
+def _price_list(shared_data: Path) -> Payload:
+    path = shared_data / PRICE_LIST
+    return Payload(name=path.name, content=path.read_bytes(), url=str(path), ext="json")
+
+
+def test_price_list_per_gpu_hour_prices(shared_data: Path) -> None:
+    result = oci.parse(_price_list(shared_data))
+    got = {o.sku: o for o in result.prices}
+    # provider_api/README.md (oci/): USD list prices per GPU per hour
+    assert {sku: (o.gpu_name_raw, o.price_per_hour) for sku, o in got.items()} == {
+        "B98415": ("H100", 10.0), "B110519": ("H200", 10.0), "B110978": ("B200", 14.0),
+        "B110979": ("GB200", 16.0), "B112140": ("GB300", 18.0), "B112237": ("B300", 15.0),
+        "B109485": ("MI300X", 6.0), "B111758": ("MI355X", 8.6), "B109479": ("L40S", 3.5),
+        "B95907": ("A100 v2", 4.0), "B95909": ("A10", 2.0),
+        "B112613": ("RTX PRO 6000", 4.5),
+    }
+    h100 = got["B98415"]
+    assert (h100.provider, h100.region, h100.pricing_model, h100.currency, h100.gpu_count) == (
+        "oracle", "", "on_demand", "USD", 1.0)
+    assert {o.gpu_count for o in result.prices} == {1.0}  # one GPU's list price
+    assert result.stream == "price_list"
+    # the payload's lastUpdated dates the rows (the loader takes ParseResult.observed_at)
+    assert result.observed_at == datetime(2026, 10, 1, 14, 18, 5, 193000, tzinfo=UTC)
+
+
+def test_price_list_rejects_what_is_not_a_public_per_gpu_price(shared_data: Path) -> None:
+    result = oci.parse(_price_list(shared_data))
+    rejects = {r.detail.split(" ")[0]: r.reason for r in result.rejects}
+    # every item of the 26 is either priced or refused with a reason, never dropped
+    assert len(result.prices) + len(result.rejects) == 26
+    # generation names: the payload does not say which GPU they are
+    generations = ("B88517", "B88518", "B89734", "B92740", "B93544")  # X7, X7, V2, E3, E4
+    assert {rejects[p] for p in generations} == {"generation_only_name"}
+    assert "X7" in next(r.detail for r in result.rejects if r.detail.startswith("B88517"))
+    # Cloud@Customer (the L40S at 3.5 and 2.9, the resource commit, the per-day infrastructure),
+    # VMware node commitments and the Roving Edge device are not public-cloud prices
+    not_public = ("B110965", "B111454", "B111455", "B111463", "B108806", "B108807", "B108808",
+                  "B109493")
+    assert {rejects[p] for p in not_public} == {"not_public_cloud"}
+    assert rejects["B109480"] == "other_gpu_product"  # H100T: another product than H100
+    assert "B109480" not in {o.sku for o in result.prices}
+
+
+def test_price_list_names_and_traps() -> None:
+    name = oci.gpu_name_of_product
+    assert name("OCI- Compute - GPU - MI355X") == "MI355X"
+    assert name("Compute  - GPU - A10") == "A10"
+    assert name("Compute - GPU - A100 - v2") == "A100 v2"
+    assert name("OCI - Compute - GPU - RTX PRO 6000") == "RTX PRO 6000"
+    assert name("Compute - Bare Metal GPU Standard - X7") == "X7"  # refused by the parser
+    assert name("Compute - Standard - E5 - OCPU") is None
+
+    def item(part: str, display: str, value: object, metric: str = "GPU Per Hour",
+             currency: str = "USD") -> dict:
+        return {"partNumber": part, "displayName": display, "metricName": metric,
+                "serviceCategory": "Compute - GPU", "currencyCodeLocalizations": [
+                    {"currencyCode": currency, "prices": [{"model": "PAY_AS_YOU_GO",
+                                                           "value": value}]}]}
+
+    doc = {"items": [
+        item("P1", "Compute - GPU - H100", 10), item("P2", "Compute - GPU - H200", 0),
+        item("P3", "Compute - GPU - B200", 14, currency="EUR"),
+        item("P4", "Compute - GPU - L40S", 3, metric="GPU Per Month"),
+        {"partNumber": "C1", "displayName": "Compute - Standard - E5 - OCPU",
+         "serviceCategory": "Compute - Virtual Machine"},  # not a GPU item: not an offer
+    ]}
+    result = oci.parse(Payload(name="p.json", content=json.dumps(doc).encode()))
+    assert [o.sku for o in result.prices] == ["P1"] and result.observed_at is None
+    assert [(r.reason, r.detail.split(" ")[0]) for r in result.rejects] == [
+        ("zero_or_missing_price", "P2"), ("unexpected_price_data", "P3"),
+        ("not_per_gpu_hour", "P4")]
+    with pytest.raises(EmptyPayloadError):
+        oci.parse(Payload(name="p.json", content=json.dumps({"items": doc["items"][1:]}).encode()))
+    with pytest.raises(ParseError, match="zip of"):
+        oci.parse(Payload(name="x.json", content=b'{"items": [{"name": "BM.GPU.H100.8"}]}'))
+
+
+def test_the_zip_still_goes_to_the_estimator_parser(shared_data: Path) -> None:
+    assert oci.parse(_payload()).stream == "cost_estimator"
+    assert oci.parse(_price_list(shared_data)).stream == "price_list"

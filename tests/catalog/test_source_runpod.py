@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -76,3 +77,52 @@ def test_unknown_layout_and_layout_without_prices() -> None:
         _parse(FIXTURES / "unknown_layout.html")
     with pytest.raises(EmptyPayloadError, match="no priced GPU"):
         _parse(FIXTURES / "no_prices.html")
+
+
+# --- the GraphQL gpuTypes answer (provider_api/runpod) -----------------------------------------
+
+GRAPHQL = Path("prices") / "provider_api" / "runpod" / "runpod_graphql_gpuTypes_d789fed.json"
+
+
+def test_recorded_graphql_gpu_types(shared_data: Path) -> None:
+    result = _parse(shared_data / GRAPHQL)
+    assert result.stream == "graphql_gpu_types" and result.observed_at is None  # undated
+    prices = _prices(result)
+    # read by hand: securePrice = on_demand, communityPrice = community, per GPU-hour
+    assert prices[("H100 SXM", "on_demand")] == 3.49
+    assert prices[("H100 SXM", "community")] == 2.69
+    assert prices[("H100 PCIe", "on_demand")] == 2.89 and prices[("H100 NVL", "community")] == 2.59
+    assert prices[("B300", "on_demand")] == 7.89 and prices[("A100 SXM", "community")] == 1.39
+    assert len(prices) == 76
+    h100 = next(o for o in result.prices if o.sku == "H100 SXM")
+    assert (h100.gpu_name_raw, h100.gpu_count, h100.gpu_memory_gb, h100.region) == (
+        "NVIDIA H100 80GB HBM3", 1.0, 80.0, "")
+    # 0 = not offered; exactly 0.5 = the API's placeholder; the "unknown" entry
+    reasons = Counter(r.reason for r in result.rejects)
+    assert reasons == {"not_offered": 6, "placeholder_price": 12, "gpu_unknown": 1}
+    assert ("MI300X", "community") not in prices and prices[("MI300X", "on_demand")] == 2.39
+    assert ("H200 NVL", "community") not in prices
+    assert ("A100 SXM 40GB", "on_demand") not in prices
+    # MIG slices: fractional GPUs, the slice's price
+    mig = {o.sku: (o.gpu_count, o.price_per_hour) for o in result.prices
+           if o.pricing_model == "on_demand" and "MIG" in o.gpu_name_raw}
+    assert mig == {"PRO 6000 MIG 24GB": (0.25, 0.59), "PRO 6000 MIG 48GB": (0.5, 1.09)}
+
+
+def test_graphql_shapes_of_our_own() -> None:
+    def payload(doc: str) -> Payload:
+        return Payload(name="gpuTypes.json", content=doc.encode(), ext="json")
+
+    result = runpod.parse(payload(
+        '{"data": {"gpuTypes": [{"id": "NVIDIA L4", "displayName": "L4", "memoryInGb": 24,'
+        ' "securePrice": 0.39, "communityPrice": null},'
+        ' {"id": "X MIG 1g.10gb", "displayName": "X MIG", "memoryInGb": 10,'
+        ' "securePrice": 0.2, "communityPrice": 0}]}}'))
+    assert _prices(result) == {("L4", "on_demand"): 0.39}
+    assert [r.reason for r in result.rejects] == ["zero_or_missing_price", "gpu_count_unknown"]
+    with pytest.raises(ParseError, match="data.gpuTypes"):
+        runpod.parse(payload('{"errors": [{"message": "rate limited"}]}'))
+    with pytest.raises(ParseError, match="not valid JSON"):
+        runpod.parse(payload('{"data": {"gpuTypes": ['))
+    with pytest.raises(EmptyPayloadError, match="without an accepted price"):
+        runpod.parse(payload('{"data": {"gpuTypes": [{"id": "unknown", "securePrice": 0}]}}'))

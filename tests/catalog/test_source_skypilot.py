@@ -259,8 +259,9 @@ def test_recorded_aggregators_and_spot_only_rows(shared_data: Path) -> None:
     assert (spot.price_per_hour, spot.gpu_count) == (6.84, 8.0)
     assert _one(pi, "datacrunch__8xH100_80GB__176__1480", "ICE-01").price_per_hour == 15.77
     assert not any(o.sku.endswith("__SPOT") and o.pricing_model != "spot" for o in pi.prices)
-    # GpuInfo puts the total into the per-GPU field: 655360 MiB "per GPU" is not believed
-    assert _one(pi, "datacrunch__8xH100_80GB__176__1480", "ICE-01").gpu_memory_gb is None
+    # GpuInfo puts the total into the per-GPU field (655360 MiB for 8 GPUs): the catalog's
+    # sizes grow with the GPU count, so they are read as totals and divided (size_is_total)
+    assert _one(pi, "datacrunch__8xH100_80GB__176__1480", "ICE-01").gpu_memory_gb == 80.0
     sf = _rec(shared_data, "shadeform_vms_002363d.csv")
     assert {o.provider for o in sf.prices} == {"shadeform"}
     assert any(o.sku == "lambdalabs_H100-sxm5x8" and o.price_per_hour == 31.92
@@ -413,3 +414,81 @@ def test_gpu_info_dialects() -> None:
     assert skypilot._gpu_memory_gb("V100", 1.0, "ibm") is None
     assert skypilot._gpu_memory_gb("{'Gpus': [{'Name': 'A6000', 'MemoryInfo': "
                                    "{'SizeInMiB': 48}}]}", 1.0, "shadeform") == 48.0
+
+
+# --- per-GPU memory (issue 24: GpuInfo's "per GPU" size is the row's total in some catalogs) --
+
+def _catalog_memory() -> dict[tuple[str | None, str], float]:
+    """Per GPU name alias (provider or None) -> the catalog's memory_gb, read from
+    catalog/aliases.csv and catalog/accelerators.csv (gpu_name aliases, normalised keys)."""
+    import csv
+    import re
+
+    catalog = Path(skypilot.__file__).resolve().parents[1]
+    with (catalog / "accelerators.csv").open(newline="", encoding="utf-8") as fh:
+        memory = {r["accelerator_id"]: float(r["memory_gb"]) for r in csv.DictReader(fh)
+                  if r["memory_gb"]}
+    out: dict[tuple[str | None, str], float] = {}
+    with (catalog / "aliases.csv").open(newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            acc = (r["accelerator_id"] or "").strip()
+            if r["kind"].strip() == "gpu_name" and acc in memory:
+                key = re.sub(r"[^a-z0-9]", "", r["alias"].lower())
+                out.setdefault(((r["provider"] or "").strip().lower() or None, key), memory[acc])
+    return out
+
+
+def test_recorded_per_gpu_memory_never_exceeds_the_card(shared_data: Path) -> None:
+    """No offer of any recorded SkyPilot-format catalog says more memory per GPU than its
+    card has (+30%): 44 multi-GPU rows of primeintellect and verda 538675a did (A100 80 GB x2
+    at 160 GB), and 8-GPU rows of those had none at all."""
+    import re
+
+    memory = _catalog_memory()
+    over, checked = [], 0
+    for path in sorted((shared_data / "prices" / "skypilot_format").glob("*.csv")):
+        try:
+            result = _parse_file(path)
+        except (EmptyPayloadError, ParseError):
+            continue
+        for o in result.prices:
+            key = re.sub(r"[^a-z0-9]", "", (o.gpu_name_raw or "").lower())
+            card = memory.get((o.provider, key), memory.get((None, key)))
+            if card is None or o.gpu_memory_gb is None:
+                continue
+            checked += 1
+            if o.gpu_memory_gb > 1.3 * card:
+                over.append((path.name, o.sku, o.gpu_count, o.gpu_memory_gb, card))
+    assert checked > 500 and over == []
+    pi = _rec(shared_data, "primeintellect_vms_d9a304e.csv")
+    assert {o.gpu_memory_gb for o in pi.prices if o.sku.startswith("lambdalabs__8xA100_80GB")} \
+        == {80.0}
+    verda = _rec(shared_data, "verda_vms_538675a.csv")
+    assert {o.gpu_memory_gb for o in verda.prices if o.sku == "2A100.44V"} == {80.0}
+    good = _rec(shared_data, "verda_vms_000c1d0.csv")  # this version writes per-GPU sizes
+    assert {o.gpu_memory_gb for o in good.prices if o.sku == "2B300.60V"} == {262.5}
+
+
+def test_size_is_total_votes_per_catalog() -> None:
+    def row(name: str, count: int, mib: int) -> dict[str, str]:
+        info = f"{{'Gpus': [{{'Name': '{name}', 'MemoryInfo': {{'SizeInMiB': {mib}}}}}]}}"
+        return {"AcceleratorName": name, "AcceleratorCount": str(count), "GpuInfo": info}
+
+    totals = [row("A100-80GB", 1, 81920), row("A100-80GB", 8, 655360), row("L40", 2, 98304),
+              row("L40", 4, 196608)]
+    per_gpu = [row("B300", 2, 268800), row("B300", 4, 268800), row("L4", 1, 24576)]
+    assert skypilot.size_is_total(totals) and not skypilot.size_is_total(per_gpu)
+    assert not skypilot.size_is_total([row("H100", 1, 81920)])  # nothing to compare: per GPU
+    assert skypilot._gpu_memory_gb(totals[1]["GpuInfo"], 8.0, "primeintellect", True) == 80.0
+
+
+def test_recorded_vast_gpu_name_comes_from_the_sku(shared_data: Path) -> None:
+    vast = _rec(shared_data, "vast_vms_2026-04-29.csv")
+    names: dict[str, set[str]] = {}
+    for o in vast.prices:
+        names.setdefault(o.sku.split("-")[1], set()).add(o.gpu_name_raw or "")
+    assert names["H100_SXM"] == {"H100 SXM"} and names["H100_NVL"] == {"H100 NVL"}
+    # Vast sells the A100 SXM4 in 40 and 80 GB under one sku: the per-GPU VRAM tells them apart
+    assert names["A100_SXM4"] == {"A100 SXM4 40GB", "A100 SXM4 80GB"}
+    assert names["RTX_3060_Ti"] == {"RTX 3060 Ti"}
+    assert skypilot.vast_gpu_name("weird", "", 1.0) is None

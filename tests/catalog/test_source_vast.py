@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -55,7 +56,10 @@ def test_parse_aggregates_offers_into_buckets() -> None:
 
 
 def test_marts_carry_the_percentiles(tmp_path: Path) -> None:
-    outcomes, published = ingest_files("vast", [FIXTURE], data_dir=tmp_path)
+    # dated, as a live fetch is: a replay without a date would yield each bucket to the dated
+    # reference prices of Vast host offers (catalog/reference_prices.csv, 2026-04-29)
+    outcomes, published = ingest_files("vast", [FIXTURE], data_dir=tmp_path,
+                                       observed_at=datetime(2026, 11, 1, tzinfo=UTC))
     assert [o.status for o in outcomes] == ["replayed"] and published is not None
     con = duckdb.connect(str(tmp_path / "gpucost.duckdb"), read_only=True)
     try:
@@ -102,3 +106,56 @@ def test_bad_answers() -> None:
         vast.parse(Payload(name="b.json", content=b'{"offers": ['))
     with pytest.raises(EmptyPayloadError):
         vast.parse(Payload(name="b.json", content=b'{"offers": []}'))
+
+
+# --- the projected offers list (provider_api/vastai): dph_total, no ids ----------------------
+
+PROJECTED = "prices/provider_api/vastai/vastai_bundles_offers_projected_1f5b058.json"
+
+
+def test_recorded_projected_offers(shared_data: Path) -> None:
+    path = shared_data / PROJECTED
+    raw = json.loads(path.read_bytes())
+    result = vast.parse(Payload(name=path.name, content=path.read_bytes(), ext="json"))
+    assert result.stream == "marketplace_projected" and result.observed_at is None  # undated
+    assert result.rejects == []
+    assert {o.pricing_model for o in result.prices} == {"community"}  # no min_bid here
+    # duplicates are kept: every one of the 138 lines is one offer of a bucket
+    assert sum(o.offer_count for o in result.prices) == len(raw) == 138
+    by_key = {(o.gpu_name_raw, o.gpu_count): o for o in result.prices}
+    # read by hand: the cheapest H100 SXM is 4.194844.../2 = 2.097 per GPU (2x offer) and
+    # 2.099644... (1x offer); the 1x bucket holds 8 offers
+    h100 = [(o["dph_total"] / o["num_gpus"]) for o in raw if o["gpu_name"] == "H100 SXM"]
+    assert len(h100) == 16 and round(min(h100), 2) == 2.10
+    assert round(float(np.median(h100)), 2) == 3.17
+    one = by_key[("H100 SXM", 1.0)]
+    ones = [o["dph_total"] for o in raw if o["gpu_name"] == "H100 SXM" and o["num_gpus"] == 1]
+    assert one.offer_count == 8 and one.sku == "1x H100 SXM"
+    assert one.price_per_hour == pytest.approx(float(np.median(ones)), abs=1e-6)
+    assert one.price_p10_per_hour == pytest.approx(float(np.percentile(ones, 10)), abs=1e-6)
+    assert min(ones) == pytest.approx(2.099644444444444)
+    # A100 40 vs 80 GB only in gpu_ram; 39 936 MiB is the 40 GB part
+    names = {o.gpu_name_raw for o in result.prices}
+    assert {"A100 SXM4 40GB", "A100 SXM4 80GB", "A100 PCIE 40GB", "A100 PCIE 80GB"} <= names
+    assert not any("39GB" in n for n in names)
+    assert by_key[("A100 SXM4 40GB", 1.0)].offer_count == 15  # 14 x 40960 + 1 x 39936 MiB
+    b200 = by_key[("B200", 1.0)]
+    assert (b200.offer_count, b200.price_per_hour) == (3, pytest.approx(6.252083, abs=1e-6))
+
+
+def test_projected_shape_of_our_own() -> None:
+    def parse(doc: str):  # type: ignore[no-untyped-def]
+        return vast.parse(Payload(name="p.json", content=doc.encode()))
+
+    result = parse('[{"gpu_name": "H100 SXM", "gpu_ram": 81559, "num_gpus": 2, "dph_total": 6},'
+                   ' {"gpu_name": "H100 SXM", "gpu_ram": 81559, "num_gpus": 2, "dph_total": 6},'
+                   ' {"gpu_name": "H100 SXM", "gpu_ram": 81559, "num_gpus": 2, "dph_total": 0}]')
+    (obs,) = result.prices
+    assert (obs.sku, obs.offer_count, obs.price_per_hour) == ("2x H100 SXM", 2, 6.0)
+    assert [r.reason for r in result.rejects] == ["zero_or_missing_price"]
+    with pytest.raises(ParseError, match="dph_total"):
+        parse('[{"gpu_name": "H100 SXM", "num_gpus": 1, "dph_base": 2.0}]')
+    with pytest.raises(ParseError, match="not all offers"):
+        parse('[1, 2]')
+    with pytest.raises(EmptyPayloadError):
+        parse('[]')
