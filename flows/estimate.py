@@ -262,17 +262,23 @@ def _key(name: str) -> str:
 
 
 def resolve_accelerator(con: Any, name: str) -> dict[str, Any]:
-    """The accelerator a spelling names, or EstimateError with close spellings."""
-    found = _rows(con, "select aliases.accelerator_id, inputs.name from accelerator_aliases "
-                       "as aliases join accelerator_cost_inputs as inputs using (accelerator_id)"
-                       " where aliases.alias_key = $key", {"key": _key(name)})
+    """The one accelerator a spelling names, by the SQL macro resolve_accelerator (the same
+    resolver as `gpucost offers`): an exact id, catalog name or alias, else a unique family
+    match. Several family candidates (e.g. "H100": SXM5, PCIe, NVL) -> EstimateError listing
+    them; no candidate -> EstimateError with close spellings."""
+    found = _rows(con, "select * from resolve_accelerator($name)", {"name": name})
+    chosen = [r for r in found if r["resolved"]]
+    if chosen:
+        return {"accelerator_id": chosen[0]["accelerator_id"], "name": chosen[0]["name"]}
     if found:
-        return found[0]
+        listed = "; ".join(f"{r['accelerator_id']} ({r['name']})" for r in found)
+        raise EstimateError(f"ambiguous accelerator {name!r}: it matches {len(found)} "
+                            f"accelerators: {listed}; give one of them (its id or name)")
     near = _rows(con, "select distinct accelerator_id from accelerator_aliases "
                       "where alias_key like '%' || $key || '%' order by 1 limit 8",
                  {"key": _key(name)})
     hint = f"; did you mean one of: {', '.join(r['accelerator_id'] for r in near)}" if near else ""
-    raise EstimateError(f"unknown or ambiguous accelerator {name!r}{hint}")
+    raise EstimateError(f"unknown accelerator {name!r}{hint}")
 
 
 def _assumptions(con: Any, keys: list[str]) -> list[dict[str, Any]]:
@@ -833,10 +839,15 @@ def _print_training(result: dict[str, Any], out: Any) -> None:
         print(f"  {k.ljust(width)}  {v}", file=out)
     priced = [r for r in rows if r["price_basis"]]
     if priced:
-        print("\ncost per price basis:", file=out)
-        _table(["basis", "provider", "USD/GPU-h", "cost USD", "USD/M tokens", "note"],
-               [[r["price_basis"], r["provider"] or "-", _num(r["price_per_gpu_hour"]),
-                 _num(r["cost_usd"]), _num(r["usd_per_million_tokens"]), r["basis_note"] or ""]
+        node = first.get("gpus_per_node")
+        print("\ncost per price basis" + (f" (rentals at offers of {_num(node)} or more GPUs per "
+              "instance, the size this run needs: --gpus sets it):" if node else ":"), file=out)
+        _table(["basis", "provider", "GPUs/inst", "USD/GPU-h", "cost USD", "USD/M tokens",
+                "note"],
+               [[r["price_basis"], r["provider"] or "-",
+                 _num(r["basis_gpu_count"]) if r.get("basis_gpu_count") else "-",
+                 _num(r["price_per_gpu_hour"]), _num(r["cost_usd"]),
+                 _num(r["usd_per_million_tokens"]), r["basis_note"] or ""]
                 for r in sorted(priced, key=lambda r: r["cost_usd"])], out)
     else:
         print("\nno price for this accelerator in the warehouse (give --price)", file=out)
@@ -958,9 +969,13 @@ def _print_inference(result: dict[str, Any], out: Any) -> None:
         for k, v in lines:
             print(f"  {k.ljust(width)}  {v}", file=out)
         priced = [r for r in rows if r["price_basis"]]
-        print("\ncost per price basis:", file=out)
-        _table(["basis", "provider", "USD/GPU-h", "USD/M output", "USD/M input"],
-               [[r["price_basis"], r["provider"] or "-", _num(r["price_per_gpu_hour"]),
+        size = first.get("gpus_per_instance")
+        print("\ncost per price basis" + (f" (rentals at offers of {_num(size)} or more GPUs per "
+              "instance, the replica's size):" if size else ":"), file=out)
+        _table(["basis", "provider", "GPUs/inst", "USD/GPU-h", "USD/M output", "USD/M input"],
+               [[r["price_basis"], r["provider"] or "-",
+                 _num(r["basis_gpu_count"]) if r.get("basis_gpu_count") else "-",
+                 _num(r["price_per_gpu_hour"]),
                  _num(r["usd_per_million_output_tokens"]), _num(r["usd_per_million_input_tokens"])]
                 for r in sorted(priced, key=lambda r: r["usd_per_million_output_tokens"])], out)
         _print_measured(result, rows, out)
@@ -1015,12 +1030,15 @@ def _print_measured(result: dict[str, Any], rows: list[dict[str, Any]], out: Any
         print("\nmeasured: no MLPerf Inference result of a model this size on this accelerator"
               " (inference_measured); the figures above are the roofline only", file=out)
         return
-    by_basis = {r["price_basis"]: r for r in rows if r["price_basis"]}
-    print("\nmeasured (MLPerf Inference, inference_measured), at the same price basis:",
-          file=out)
+    # the roofline at the measured result's own price (an 8-GPU system is priced at 8-GPU
+    # offers, a smaller replica at its size): the ratio is the throughput model's alone
+    per_gpu = rows[0].get("output_tokens_per_second_per_gpu") if rows else None
+    print("\nmeasured (MLPerf Inference, inference_measured), the estimate at the same price "
+          "per GPU-hour:", file=out)
     table = []
     for m in measured:
-        est = by_basis.get(m["price_basis"], {}).get("usd_per_million_output_tokens")
+        est = (m["price_per_gpu_hour"] / (per_gpu * 3600) * 1e6
+               if per_gpu and m.get("price_per_gpu_hour") else None)
         table.append([
             f"{m['benchmark']}{'-' + m['accuracy_target'] if m['accuracy_target'] else ''}",
             m["scenario"], f"{m['round']} {m['submitter']}", m["software_family"] or "-",

@@ -7,6 +7,14 @@ force (gpu_offers) for the accelerators a name matches, first-hand prices only b
 region (`--all-regions` lists every region), with the per-GPU and instance price, GPU count
 and memory, the observation's age, the source and the URL the price was read from.
 
+Which accelerators a name means is decided by one SQL macro, resolve_accelerator
+(models/macros/), which `gpucost estimate -a` calls too: exact id, catalog name or alias, and
+every accelerator whose name holds each word of the query as a whole word (`H100` lists every
+H100 variant; `H200` never GH200, `L40` never L40S). Dated offers come first, undated ones
+(files replayed without a date: age "unknown") after them; `--dated-only` and `--max-age DAYS`
+leave the undated out. Offers a name search would have matched but whose GPU name maps to no
+accelerator are counted under the listing (`unmapped_gpu_names`).
+
 The same query from Python: `gpucost.offers("H100:8", max_price=3.5)` returns a DataFrame.
 """
 
@@ -21,8 +29,10 @@ SORTS = {"price": "price_per_gpu_hour", "price_per_tflop": "usd_per_bf16_pflop_h
          "age": "age_days"}
 COLUMNS = ["accelerator_id", "accelerator_name", "provider", "sku", "region", "pricing_model",
            "price_per_gpu_hour", "price_per_hour", "gpu_count", "gpu_memory_gb",
-           "usd_per_bf16_pflop_hour", "n_regions", "observed_at", "age_days", "source",
-           "source_kind", "fetch_id", "source_url"]
+           "usd_per_bf16_pflop_hour", "n_regions", "observed_at", "observed_at_known",
+           "age_days", "source", "source_kind", "fetch_id", "source_url"]
+RESOLVE_SQL = "select * from resolve_accelerator($name)"
+UNMAPPED_SQL = "gpucost sql \"select * from unmapped_gpu_names\""
 
 
 class OffersError(Exception):
@@ -45,29 +55,94 @@ def parse_gpu(text: str) -> tuple[str, int | None]:
     return name.strip(), n
 
 
+def resolve(con: Any, name: str) -> list[dict[str, Any]]:
+    """The accelerators `name` may mean, as the macro resolve_accelerator gives them
+    (accelerator_id, name, matched_by, matched_spelling, match_rank, resolved)."""
+    cur = con.execute(RESOLVE_SQL, {"name": name})
+    cols = [d[0] for d in cur.description or []]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+
+def matched_ids(con: Any, name: str) -> list[str]:
+    """Every accelerator a listing of `name` shows (all candidates: a family match lists every
+    member), or OffersError when the name matches none."""
+    ids = sorted(r["accelerator_id"] for r in resolve(con, name))
+    if not ids:
+        raise OffersError(f"no accelerator matches {name!r} (`gpucost sql \"select "
+                          "accelerator_id, name from accelerators\"` lists them)")
+    return ids
+
+
+def unmapped_offers(con: Any, gpu: str, *, provider: str | None = None) -> list[dict[str, Any]]:
+    """Offers in force that a search for `gpu` would have matched but that have no per-GPU
+    price: their GPU name maps to no accelerator (reason no_alias) or the size's GPU count is
+    unknown (gpu_count_unknown), from the mart unmapped_gpu_names. A GPU name counts when
+    resolve_accelerator gives it a candidate the search has (bare "H100" -> every H100, so it
+    counts for "H100" and for "H100 SXM"), or when it holds every word of the search."""
+    name, _count = parse_gpu(gpu)
+    ids = matched_ids(con, name)
+    cur = con.execute(
+        """
+        select
+            unmapped.gpu_name_raw,
+            unmapped.reason,
+            sum(unmapped.offer_count)::bigint as offer_count,
+            string_agg(distinct unmapped.provider, ', ' order by unmapped.provider)
+                as providers
+        from unmapped_gpu_names as unmapped
+        where unmapped.offer_count > 0
+            and unmapped.gpu_name_raw is not null
+            and ($provider is null or lower(unmapped.provider) = lower($provider))
+            and (
+                exists (
+                    select 1 from resolve_accelerator(unmapped.gpu_name_raw) as candidates
+                    where list_contains($ids, candidates.accelerator_id)
+                )
+                or list_has_all(
+                    regexp_split_to_array(lower(unmapped.gpu_name_raw), '[^a-z0-9]+'),
+                    list_filter(regexp_split_to_array(lower($name), '[^a-z0-9]+'),
+                                lambda token: token <> ''))
+            )
+        group by unmapped.gpu_name_raw, unmapped.reason
+        order by offer_count desc, unmapped.gpu_name_raw
+        """, {"ids": ids, "provider": provider, "name": name})
+    cols = [d[0] for d in cur.description or []]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+
+def unmapped_line(rows: list[dict[str, Any]]) -> str:
+    """"3 offers named H100 could not be mapped: gpucost sql ..." (empty without such rows)."""
+    if not rows:
+        return ""
+    parts = []
+    for reason, what in (("no_alias", "could not be mapped to an accelerator"),
+                         ("gpu_count_unknown", "have no known GPU count (no per-GPU price)")):
+        found = [r for r in rows if r["reason"] == reason]
+        if not found:
+            continue
+        n = sum(r["offer_count"] for r in found)
+        names = ", ".join(str(r["gpu_name_raw"]) for r in found[:5]) \
+            + (", ..." if len(found) > 5 else "")
+        parts.append(f"{n} offer{'s' if n != 1 else ''} named {names} {what}")
+    return "; ".join(parts) + f": {UNMAPPED_SQL}"
+
+
 def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
                  max_price: float | None = None, provider: str | None = None,
                  region: str | None = None, pricing_model: str = "on_demand",
                  sort: str = "price", all_regions: bool = False,
-                 include_crosscheck: bool = False, include_reference: bool = False) -> Any:
-    """The offers as a pandas DataFrame (columns COLUMNS), cheapest first by `sort`."""
+                 include_crosscheck: bool = False, include_reference: bool = False,
+                 dated_only: bool = False, max_age_days: float | None = None) -> Any:
+    """The offers as a pandas DataFrame (columns COLUMNS): dated offers first, then undated
+    ones (observed_at_known false: age unknown), each group cheapest first by `sort`.
+    dated_only leaves the undated out; max_age_days keeps offers observed at most that many
+    days ago (an undated offer's age is unknown, so it is left out too)."""
     name, count = parse_gpu(gpu)
     if sort not in SORTS:
         raise OffersError(f"--sort must be one of {', '.join(SORTS)}")
-    key = "".join(ch for ch in name.lower() if ch.isalnum())
-    matched = con.execute(
-        "select distinct accelerators.accelerator_id from accelerators "
-        "left join accelerator_aliases on accelerator_aliases.accelerator_id = "
-        "accelerators.accelerator_id "
-        "where regexp_replace(lower(accelerators.accelerator_id), '[^a-z0-9]', '', 'g') "
-        "like '%' || $key || '%' "
-        "or regexp_replace(lower(accelerators.name), '[^a-z0-9]', '', 'g') like '%' || $key || '%' "
-        "or regexp_replace(lower(accelerator_aliases.alias), '[^a-z0-9]', '', 'g') = $key",
-        {"key": key}).fetchall()
-    ids = sorted(r[0] for r in matched)
-    if not ids:
-        raise OffersError(f"no accelerator matches {name!r} (`gpucost sql \"select "
-                          "accelerator_id, name from accelerators\"` lists them)")
+    if max_age_days is not None and not max_age_days >= 0:
+        raise OffersError("--max-age must be a number of days, 0 or more")
+    ids = matched_ids(con, name)
     kinds = (["first_hand"] + (["reference"] if include_reference else [])
              + (["crosscheck"] if include_crosscheck else []))
     partition = "offers.provider, offers.sku, offers.pricing_model, offers.region" \
@@ -93,6 +168,9 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
                                                      accelerators.memory_gb) >= $min_memory)
                 and ($provider is null or lower(gpu_offers.provider) = lower($provider))
                 and ($region is null or gpu_offers.region ilike '%' || $region || '%')
+                and (not $dated_only or gpu_offers.observed_at_known)
+                and ($max_age is null or (gpu_offers.observed_at_known
+                                          and gpu_offers.age_days <= $max_age))
         )
         select
             offers.*,
@@ -103,8 +181,8 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
         inner join accelerators on accelerators.accelerator_id = offers.accelerator_id
         qualify row_number() over (
             partition by {partition}
-            order by offers.price_per_gpu_hour, offers.observed_at desc, offers.source,
-                offers.region
+            order by offers.observed_at_known desc, offers.price_per_gpu_hour,
+                offers.observed_at desc, offers.source, offers.region
         ) = 1
     """
     import pandas as pd
@@ -113,10 +191,13 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
         "ids": ids, "kinds": kinds, "all_models": pricing_model == "all",
         "model": pricing_model, "count": count, "max_price": max_price,
         "min_memory": min_memory_gb, "provider": provider, "region": region,
+        "dated_only": dated_only, "max_age": max_age_days,
     })
     frame = pd.DataFrame(cur.fetchall(), columns=[d[0] for d in cur.description])
     frame["gpu_memory_gb"] = frame["memory_gb"]
-    frame = frame.sort_values([SORTS[sort], "price_per_gpu_hour", "provider", "sku"],
+    frame["observed_at_known"] = frame["observed_at_known"].fillna(False).astype(bool)
+    frame["_undated"] = ~frame["observed_at_known"]
+    frame = frame.sort_values(["_undated", SORTS[sort], "price_per_gpu_hour", "provider", "sku"],
                               na_position="last", kind="stable")
     return frame[COLUMNS].reset_index(drop=True)
 
@@ -126,13 +207,18 @@ def offers(gpu: str, *, data_dir: Any = None, **filters: Any) -> Any:
     "H100:8"), read from the published warehouse. Keyword filters as in query_offers:
     min_memory_gb, max_price, provider, region, pricing_model ("on_demand", "spot", ...,
     "all"), sort ("price", "price_per_tflop", "age"), all_regions, include_crosscheck,
-    include_reference."""
+    include_reference, dated_only, max_age_days. The name is resolved by the SQL macro
+    resolve_accelerator, as `gpucost offers` and `gpucost estimate -a` do."""
     from gpucost.warehouse import data_dir as default_data_dir
     from gpucost.warehouse.publish import connect_readonly
 
     con = connect_readonly(data_dir or default_data_dir())
     try:
-        return query_offers(con, gpu, **filters)
+        frame = query_offers(con, gpu, **filters)
+        # offers the search would have matched but that have no per-GPU price (unmapped)
+        frame.attrs["unmapped_offers"] = unmapped_offers(con, gpu,
+                                                         provider=filters.get("provider"))
+        return frame
     finally:
         con.close()
 
@@ -160,7 +246,8 @@ def _hidden_offers(args: argparse.Namespace, model: str) -> str:
     every = offers(args.gpu, min_memory_gb=args.min_memory, max_price=args.max_price,
                    provider=args.provider, region=args.region, pricing_model=model,
                    sort=args.sort, all_regions=args.all_regions, include_crosscheck=True,
-                   include_reference=True)
+                   include_reference=True, dated_only=args.dated_only,
+                   max_age_days=args.max_age)
     kinds = every["source_kind"].value_counts()
     hints = [f"{kinds[kind]} {label} (--include-{kind} lists them)"
              for kind, label, shown in (
@@ -181,10 +268,12 @@ def cmd_offers(args: argparse.Namespace) -> int:
                        provider=args.provider, region=args.region, pricing_model=model,
                        sort=args.sort, all_regions=args.all_regions,
                        include_crosscheck=args.include_crosscheck,
-                       include_reference=args.include_reference)
+                       include_reference=args.include_reference,
+                       dated_only=args.dated_only, max_age_days=args.max_age)
     except OffersError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    unmapped = unmapped_line(frame.attrs.get("unmapped_offers") or [])
     if args.format == "json":
         records = json.loads(frame.to_json(orient="records", date_format="iso"))
         print(json.dumps(records, indent=1))
@@ -195,6 +284,8 @@ def cmd_offers(args: argparse.Namespace) -> int:
     if frame.empty:
         print(f"no {model.replace('_', '-')} offer in force matches {args.gpu!r}"
               + _hidden_offers(args, model))
+        if unmapped:
+            print(unmapped)
         return EXIT_FAILED
     rows = []
     for r in frame.itertuples():
@@ -215,9 +306,14 @@ def cmd_offers(args: argparse.Namespace) -> int:
     print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    undated = int((~frame["observed_at_known"]).sum())
     print(f"{len(rows)} offer(s), {model.replace('_', '-')}, "
           + ("every region" if args.all_regions else "cheapest region of each provider x sku")
-          + "; " + _kinds_shown(args))
+          + "; " + _kinds_shown(args)
+          + (f"; dated first, then {undated} undated (age unknown: a file replayed without a"
+             " date; --dated-only leaves them out)" if undated else ""))
+    if unmapped:
+        print(unmapped)
     return EXIT_OK
 
 
@@ -243,5 +339,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="add the curated public price tables (marked, never first-hand)")
     o.add_argument("--include-reference", action="store_true",
                    help="add the curated reference prices (typed from providers' pages, marked)")
+    o.add_argument("--dated-only", action="store_true",
+                   help="leave out offers whose observation date is unknown (files replayed "
+                        "without a date); they are listed after the dated ones otherwise")
+    o.add_argument("--max-age", type=float, metavar="DAYS",
+                   help="only offers observed at most DAYS ago (undated offers are left out)")
     o.add_argument("--format", choices=("table", "csv", "json"), default="table")
     o.set_defaults(func=cmd_offers)

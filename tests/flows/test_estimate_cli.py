@@ -45,11 +45,11 @@ def test_training_table_shows_everything_the_issue_asks_for(warehouse, capsys):
     # cost per price basis, with the provider behind each
     basis_lines = {line.split()[0]: line.split() for line in out.splitlines()
                    if line.startswith("  on_demand") or line.startswith("  owned")}
-    # RunPod's 2.99 (reference, 2026-08-10); Lambda's page price of 2026-01-09 (also 2.99) is
-    # superseded by its catalog price of 2026-05-07, 3.99
-    assert basis_lines["on_demand_min"][1] == "runpod"
-    assert basis_lines["on_demand_min"][2] == "2.99"
-    assert basis_lines["on_demand_min"][3] == "195,873"  # 65,509 h x 2.99
+    # a run on 1,024 GPUs is priced at full 8-GPU nodes: Lambda's gpu_8x_h100_sxm5 of
+    # 2026-05-07, 31.92 / 8 = 3.99 (reference), not RunPod's one-GPU 2.99 (2026-08-10); Lambda's
+    # page price of 2026-01-09 (8 x 2.99) is superseded by that catalog price
+    assert "rentals at offers of 8 or more GPUs per instance" in out
+    assert basis_lines["on_demand_min"][1:5] == ["lambda", "8", "3.99", "261,382"]  # x 65,509 h
     assert "owned" in basis_lines
     # and the assumptions used, with their sources
     assert "assumptions (catalog/assumptions.csv):" in out
@@ -67,11 +67,13 @@ def test_training_json_is_the_same_estimate(warehouse, capsys):
     assert data["mode"] == "training" and data["gpus_defaulted"] is False
     by_basis = {r["price_basis"]: r for r in data["rows"]}
     od = by_basis["on_demand_min"]
-    assert od["accelerator_id"] == H100 and od["provider"] == "runpod"
+    assert od["accelerator_id"] == H100 and od["provider"] == "lambda"
+    # 512 GPUs: full 8-GPU nodes, Lambda's 8x H100 at 3.99 per GPU-hour
+    assert (od["gpus_per_node"], od["basis_gpu_count"], od["basis_fits_node"]) == (8, 8, True)
     assert od["flops"] == pytest.approx(8.4e22)
     assert od["gpu_hours"] == pytest.approx(8.4e22 / (989.4e12 * 0.4 * 3600) / 0.9)
     assert od["wall_clock_days"] == pytest.approx(od["gpu_hours"] / 512 / 24)
-    assert od["cost_usd"] == pytest.approx(od["gpu_hours"] * 2.99)
+    assert od["cost_usd"] == pytest.approx(od["gpu_hours"] * 3.99)
     assert od["energy_mwh"] > 0 and od["peak_cluster_power_mw"] > 0
     assert od["usd_per_million_tokens"] == pytest.approx(od["cost_usd"] / 2e12 * 1e6)
     keys = {a["assumption_key"]: a for a in data["assumptions"]}
@@ -145,9 +147,14 @@ def test_inference_with_compare_and_claim(warehouse, capsys):
 
 
 def test_usage_errors(warehouse, capsys):
+    # one resolver (macro resolve_accelerator): a bare "H100" is a family of three, so an
+    # estimate, which needs one accelerator, exits 2 listing the candidates
     code, _, err = run(capsys, "--params", "7e9", "-a", "H100")
     assert code == EXIT_USAGE
-    assert "unknown or ambiguous accelerator 'H100'" in err and H100 in err
+    assert "ambiguous accelerator 'H100'" in err
+    assert all(acc in err for acc in (H100, "nvidia-h100-pcie-80gb", "nvidia-h100-nvl-94gb"))
+    code, _, err = run(capsys, "--params", "7e9", "-a", "no-such-gpu")
+    assert code == EXIT_USAGE and "unknown accelerator 'no-such-gpu'" in err
     code, _, err = run(capsys, "-a", "H100 SXM")
     assert code == EXIT_USAGE and "give --params" in err
     code, _, err = run(capsys, "-a", "H100 SXM", "--days", "10")
@@ -240,7 +247,7 @@ def test_seed_scenario_at_its_own_two_dollars(warehouse, capsys):
     assert "FLOPs               3.79e25" in out
     assert "GPU-hours           26,607,035" in out  # 3.7908e25 / (989.4e12 x 0.4 x 3600)
     basis = [line.split() for line in out.splitlines() if line.startswith("  given")]
-    assert basis == [["given", "-", "2", "53,214,069", "3.41", "price", "per", "GPU-hour",
+    assert basis == [["given", "-", "-", "2", "53,214,069", "3.41", "price", "per", "GPU-hour",
                       "given", "by", "the", "caller"]]
     assert "on_demand_min" not in out  # priced at its own price only, as its label says
 
