@@ -5,21 +5,30 @@ The page works offline and makes no network request: the charts are inline SVG d
 Content-Security-Policy meta tag forbids scripts and every external load. Every string that
 comes from the data (GPU names, skus, error messages: scraped text) is HTML-escaped.
 
-Charts (each an <svg data-chart="...">; a panel <div data-chart-missing="..."> says why when
-the data is not there):
+A price without a date is not a current price: the "rent now" table lists each seller's dated
+on-demand offer first, with its age; an offer from a file replayed without any date
+(gpu_offers.observed_at_known false) only comes after every dated one, marked "date unknown".
 
-- cost-per-eflop: USD per 10^18 FLOP at the dense peak, accelerator x precision (cost_per_flop);
+Charts (each an <svg data-chart="...">, each with a caption <p data-basis-for="..."> naming
+the price basis it uses; a panel <div data-chart-missing="..."> says why when the data is not
+there):
+
+- cost-per-eflop: USD per 10^18 FLOP at the dense peak, accelerator x precision (cost_per_flop,
+  price basis on_demand_min when present);
 - memory-per-dollar, bandwidth-per-dollar: GB and TB/s per USD/hour (memory_per_dollar,
-  bandwidth_per_dollar);
-- price-history: cheapest on-demand USD per GPU-hour per day and accelerator, from the
-  price_history mart when the warehouse has it, else from the observation dates of the offers
-  in force (gpu_offers);
-- training-cost: the training_cost mart's scenarios across accelerators, when it exists;
+  bandwidth_per_dollar, same basis);
+- price-history: for the accelerator with the most dated history, one step line per seller
+  (gpu_offers.seller of the provider's own listings): its cheapest first-hand on-demand USD
+  per GPU-hour per day (price_history, which holds dated observations only);
+- training-cost: the training_cost mart's scenarios across accelerators;
+- measured-inference: MLPerf results priced at the on-demand basis (inference_measured,
+  price_basis on_demand_min; else the owned cost, else the analyst's rental survey, marked);
 - source-health: data age per source, coloured by health (source_health).
 
-The marts price_history and training_cost are read by column *role* (a date, a price, a
-scenario, a cost column, from lists of accepted names below), so the page keeps working as
-those marts appear and grow.
+The marts are read by their documented columns (docs/tables.md); a mart without them gives a
+'not available' panel (or, for price_history, the dated offers in force), never a crash.
+Labels are measured (Helvetica/Arial metrics with a margin for wider fonts) so that names are
+never clipped: the label column widens to the longest name.
 """
 
 from __future__ import annotations
@@ -27,10 +36,9 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import re
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from html import escape
@@ -42,18 +50,29 @@ from gpucost.flows.source_status import age_text
 
 PRECISIONS = ("fp64", "fp64_matrix", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 PREFERRED_BASES = ("on_demand_min", "on_demand_median", "spot_min", "community_min")
-# column roles of marts owned elsewhere: the first name present is used
-HISTORY_DATE = ("day", "date", "observed_date", "snapshot_date", "observed_on", "observed_at")
-HISTORY_PRICE = ("min_price_per_gpu_hour", "median_price_per_gpu_hour", "price_per_gpu_hour",
-                 "avg_price_per_gpu_hour", "mean_price_per_gpu_hour", "close_price_per_gpu_hour")
-TRAINING_SCENARIO = ("scenario", "scenario_id", "scenario_name", "scenario_key", "run")
-TRAINING_COST = ("cost_usd", "total_cost_usd", "training_cost_usd", "usd", "cost")
-TRAINING_PLATFORM = ("provider", "price_basis")
+# what each price basis is, in the words the chart captions use
+BASIS_TEXT = {
+    "on_demand_min": "the cheapest seller's on-demand price per GPU-hour, a dated offer "
+                     "whenever the accelerator has one",
+    "on_demand_median": "the median over sellers of their on-demand price per GPU-hour",
+    "spot_min": "the cheapest SPOT (interruptible) price per GPU-hour, not an on-demand price",
+    "community_min": "the cheapest marketplace / community price per GPU-hour, not an "
+                     "on-demand price",
+    "owned": "the amortised cost of owning the accelerator (Epoch AI's method), not a rental",
+    "rental_3y_survey": "an analyst's surveyed 3-year rental price (SemiAnalysis), not an "
+                        "observed offer",
+    "given": "the scenario's own stated price",
+}
+# the measured-tokens chart: the on-demand basis first, then the fallbacks, in this order
+MEASURED_BASES = ("on_demand_min", "owned", "rental_3y_survey")
+MEASURED_COLOURS = {"on_demand_min": "#4e79a7", "owned": "#9c9c9c",
+                    "rental_3y_survey": "#c7b07a"}
 MAX_ROWS = 30
 HISTORY_SERIES = 8
 # the history chart's window: the last HISTORY_DAYS days of price_history (a date filter the
-# storage can use: price_history is stored in day order, so older row groups are skipped)
-HISTORY_DAYS = 180
+# storage can use: price_history is stored in day order, so older row groups are skipped);
+# two years, so that a price cut a year ago (AWS p5, 2025-06) is still drawn
+HISTORY_DAYS = 730
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
            "#ff9da7", "#9c755f", "#bab0ac")
 HEALTH_COLOURS = {"ok": "#59a14f", "curated": "#9c9c9c", "stale": "#edc948",
@@ -88,6 +107,7 @@ class Panel:
     note: str = ""  # shown under the chart
     missing: str = ""  # when set, a 'not available' panel with this reason
     kind: str = ""  # which table the rows come from, when there are alternatives
+    basis: str = ""  # the caption naming the price basis the chart uses
 
 
 @dataclass
@@ -119,13 +139,34 @@ def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
         "and schema_name = 'main' and table_name = ? order by column_index", [table]).fetchall()]
 
 
-def _pick(columns: list[str], candidates: tuple[str, ...],
-          pattern: str | None = None) -> str | None:
-    """The first candidate name present, else the first column matching `pattern`."""
-    found = next((c for c in candidates if c in columns), None)
-    if found is None and pattern:
-        found = next((c for c in columns if re.search(pattern, c)), None)
-    return found
+def basis_caption(basis: str | None, extra: str = "") -> str:
+    """The caption line naming a chart's price basis."""
+    if basis is None:
+        return "Price basis: none (no price is drawn)." + (f" {extra}" if extra else "")
+    text = BASIS_TEXT.get(basis)
+    return f"Price basis: {basis}" + (f": {text}." if text else ".") + (
+        f" {extra}" if extra else "")
+
+
+# advance widths of Helvetica / Arial / Liberation Sans in em (what Chromium draws
+# 'sans-serif' with here); others 0.6 em. WIDTH_MARGIN covers wider fonts (DejaVu Sans).
+_WIDE = {**dict.fromkeys("ijlI.,:;'|!", 0.28), **dict.fromkeys("ft/ []", 0.28),
+         **dict.fromkeys("r()-\"", 0.34), **dict.fromkeys("ckvxyzsJ", 0.5),
+         **dict.fromkeys("mM", 0.84), "w": 0.73, "W": 0.95, "@": 1.02, "%": 0.89,
+         **dict.fromkeys("CDHNRUw", 0.73), **dict.fromkeys("GOQ", 0.78),
+         **dict.fromkeys("FTZ", 0.62), **dict.fromkeys("ABEKPSVXY&", 0.67),
+         **dict.fromkeys("abdeghnopqu0123456789$_L", 0.56)}
+WIDTH_MARGIN = 1.15
+
+
+def text_width(text: object, size: float = 11) -> float:
+    """Rendered width in px of `text` at font size `size`, on the generous side."""
+    return sum(_WIDE.get(c, 0.6) for c in str(text)) * size * WIDTH_MARGIN + 2
+
+
+def label_room(labels: Iterable[object], size: float = 11) -> int:
+    """Room in px for a column of right-aligned labels (the longest one, a gap beside)."""
+    return math.ceil(max((text_width(t, size) for t in labels), default=0)) + 10
 
 
 # names people read ("NVIDIA H100 SXM5 80GB") instead of ids, wherever a mart has the id
@@ -138,44 +179,67 @@ STALE_DAYS = 7.0
 
 
 def _prices_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
-    """The lead table: accelerator x provider, the cheapest first-hand or reference on-demand
-    offer in force per provider (USD per GPU-hour), its age and where it was read. Reference
-    prices (typed from a dated public price page) count: offline they are what the cost
-    tables below rest on, and an offer leaves gpu_offers when a newer observation exists."""
+    """The lead table: accelerator x seller, each seller's on-demand offer in force (USD per
+    GPU-hour), its age and where it was read. A seller counts once (gpu_offers.seller: who
+    runs the machine, however many providers list it): at its dated offer when it has one,
+    its own listing before a resale, then its cheapest. Per accelerator the dated sellers come
+    first, cheapest first; a seller known only from an undated offer (observed_at_known
+    false: a file replayed without any date) comes after all of them, marked "date unknown",
+    and only in the rows the dated sellers leave free. Reference prices (typed from a dated
+    public price page) count: offline they are what the cost tables below rest on."""
     if "gpu_offers" not in tables or "accelerators" not in tables:
         return Panel(missing="gpu_offers is not in this warehouse")
     rows = con.execute(f"""
         with offers as (
-            select gpu_offers.*, accelerators.name
+            select gpu_offers.accelerator_id, accelerators.name, gpu_offers.provider,
+                gpu_offers.seller, gpu_offers.listing_kind, gpu_offers.price_per_gpu_hour,
+                gpu_offers.sku, gpu_offers.age_days, gpu_offers.observed_at,
+                coalesce(gpu_offers.observed_at_known, false) as dated,
+                gpu_offers.source, gpu_offers.source_url
             from gpu_offers
             inner join accelerators using (accelerator_id)
             where gpu_offers.source_kind in ('first_hand', 'reference')
                 and gpu_offers.currency = 'USD'
                 and gpu_offers.pricing_model = 'on_demand'
                 and gpu_offers.price_per_gpu_hour > 0
-            qualify row_number() over (partition by gpu_offers.accelerator_id,
-                gpu_offers.provider order by gpu_offers.price_per_gpu_hour,
-                gpu_offers.observed_at desc) = 1
+            qualify row_number() over (
+                partition by gpu_offers.accelerator_id,
+                    coalesce(gpu_offers.seller, gpu_offers.provider)
+                order by dated desc, gpu_offers.listing_kind = 'own' desc,
+                    gpu_offers.price_per_gpu_hour, gpu_offers.observed_at desc nulls last,
+                    gpu_offers.provider, gpu_offers.sku) = 1
         ),
         ranked as (
-            select accelerator_id, count(*) as n_providers from offers
+            select accelerator_id, count(*) filter (where dated) as n_dated,
+                count(*) as n_sellers
+            from offers
             group by accelerator_id
-            order by n_providers desc, accelerator_id limit {PRICE_TABLE_ACCELERATORS}
+            order by n_dated desc, n_sellers desc, accelerator_id
+            limit {PRICE_TABLE_ACCELERATORS}
         )
-        select offers.name, offers.provider, offers.price_per_gpu_hour, offers.sku,
-            offers.age_days, offers.source, offers.source_url
+        select offers.name, offers.provider, offers.seller, offers.listing_kind,
+            offers.price_per_gpu_hour, offers.sku, offers.dated, offers.age_days,
+            offers.observed_at, offers.source, offers.source_url
         from offers inner join ranked using (accelerator_id)
         qualify row_number() over (partition by offers.accelerator_id
-            order by offers.price_per_gpu_hour) <= {PRICE_TABLE_PROVIDERS}
-        order by ranked.n_providers desc, offers.accelerator_id, offers.price_per_gpu_hour
+            order by offers.dated desc, offers.price_per_gpu_hour, offers.provider)
+            <= {PRICE_TABLE_PROVIDERS}
+        order by ranked.n_dated desc, ranked.n_sellers desc, offers.accelerator_id,
+            offers.dated desc, offers.price_per_gpu_hour, offers.provider
     """).fetchall()
     if not rows:
         return Panel(missing="no first-hand or reference on-demand USD price in force yet")
-    return Panel(rows=rows, note=f"the {PRICE_TABLE_ACCELERATORS} accelerators offered by the "
-                 f"most providers; per accelerator the {PRICE_TABLE_PROVIDERS} cheapest providers"
-                 " (their cheapest on-demand offer in force, fetched or, source 'reference', "
-                 "typed from a dated public price page; crosscheck tables are left out). "
-                 "`gpucost offers NAME --include-reference` lists every offer.")
+    return Panel(rows=rows, basis=(
+        "Price basis: on-demand (pricing_model on_demand), each seller's offer in force per "
+        "GPU-hour (gpu_offers.price_per_gpu_hour), dated offers first"), note=(
+        f"the {PRICE_TABLE_ACCELERATORS} accelerators offered by the most sellers with a dated "
+        f"price; per accelerator up to {PRICE_TABLE_PROVIDERS} sellers (who runs the machine, "
+        "counted once however many providers list it), each at its dated on-demand offer in "
+        "force, cheapest first, with the age of that observation. An offer from a file "
+        "replayed without any date is not a current price: it comes after every dated one, "
+        "marked \"date unknown\". Source 'reference': typed from a dated public price page; "
+        "crosscheck tables are left out. `gpucost offers NAME --include-reference` lists "
+        "every offer."))
 
 
 def _banner(con: duckdb.DuckDBPyConnection, tables: set[str]) -> str:
@@ -215,7 +279,8 @@ def _cost_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     rows = con.execute(
         f"select {_NAME}, precision, usd_per_eflop_peak, provider from cost_per_flop "
         f"{_NAMED} where price_basis = ? and usd_per_eflop_peak > 0", [basis]).fetchall()
-    return Panel(rows=rows, note=f"price basis {basis}: USD per 10^18 FLOP (int8: OP) at the "
+    return Panel(rows=rows, basis=basis_caption(basis, "(cost_per_flop)"),
+                 note=f"price basis {basis}: USD per 10^18 FLOP (int8: OP) at the "
                  "dense peak; divide by the utilisation (MFU) for the effective cost")
 
 
@@ -230,75 +295,97 @@ def _per_dollar_panel(con: duckdb.DuckDBPyConnection, tables: set[str], table: s
         f'select {_NAME}, {value_col}, price_per_gpu_hour, provider from "{table}" {_NAMED} '
         f"where price_basis = ? and {value_col} > 0 order by {value_col} desc, 1 "
         f"limit {MAX_ROWS}", [basis]).fetchall()
-    return Panel(rows=rows, note=f"price basis {basis}; top {MAX_ROWS}")
+    return Panel(rows=rows, note=f"price basis {basis}; top {MAX_ROWS}",
+                 basis=basis_caption(basis, f"({table})"))
+
+
+HISTORY_COLUMNS = {"day", "accelerator_id", "provider", "pricing_model", "currency",
+                   "price_per_gpu_hour", "source_kind"}
+HISTORY_BASIS = ("Price basis: on-demand (pricing_model on_demand), each seller's cheapest "
+                 "dated first-hand USD per GPU-hour per day (price_history.price_per_gpu_hour)")
 
 
 def _history_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
-    if "price_history" in tables and {"provider", "source_kind", "day",
-                                      "price_per_gpu_hour"} <= set(_columns(con,
-                                                                            "price_history")):
-        return _provider_history(con)
     if "price_history" in tables:
         cols = _columns(con, "price_history")
-        day = _pick(cols, HISTORY_DATE)
-        price = _pick(cols, HISTORY_PRICE, r"price_per_gpu_hour$")
-        if day and price and "accelerator_id" in cols:
-            where = [f"{price} > 0", "accelerator_id is not null"]
-            if "pricing_model" in cols:
-                where.append("pricing_model = 'on_demand'")
-            if "currency" in cols:
-                where.append("currency = 'USD'")
-            sql = (f"select accelerator_id, cast({day} as date) as day, min({price}) "
-                   f"from price_history where {' and '.join(where)} group by all")
-            note = f"price_history: daily minimum of {price} across providers (on-demand, USD)"
-            return _history_rows(con, sql, note, "price_history")
+        if HISTORY_COLUMNS <= set(cols):
+            return _seller_history(con, tables)
         fallback = (f"the price_history mart has no recognisable date/price columns "
-                    f"({', '.join(cols)}); showing the offers in force instead. ")
+                    f"({', '.join(cols)}); showing the dated offers in force instead. ")
     else:
-        fallback = ("the price_history mart is not in this warehouse; showing the offers in "
-                    "force by the date each was observed (not a full history). ")
+        fallback = ("the price_history mart is not in this warehouse; showing the dated offers "
+                    "in force by the date each was observed (not a full history). ")
     if "gpu_offers" not in tables:
         return Panel(missing="neither price_history nor gpu_offers is in this warehouse")
+    # an undated offer (observed_at null) has no day: it is not drawn
     sql = ("select accelerator_id, cast(observed_at as date) as day, min(price_per_gpu_hour) "
            "from gpu_offers where pricing_model = 'on_demand' and currency = 'USD' "
-           "and price_per_gpu_hour > 0 and accelerator_id is not null group by all")
-    return _history_rows(con, sql, fallback + "Cheapest on-demand USD per GPU-hour per day.",
-                         "gpu_offers")
+           "and price_per_gpu_hour > 0 and accelerator_id is not null "
+           "and observed_at_known and observed_at is not null group by all")
+    panel = _history_rows(con, sql, fallback + "Cheapest on-demand USD per GPU-hour per day.",
+                          "gpu_offers")
+    panel.basis = ("Price basis: on-demand (pricing_model on_demand), the cheapest dated offer "
+                   "in force per accelerator and day (gpu_offers.price_per_gpu_hour)")
+    return panel
 
 
-def _provider_history(con: duckdb.DuckDBPyConnection) -> Panel:
-    """One line per provider for the accelerator with the most first-hand on-demand history
-    (no crosscheck): each provider's cheapest per-GPU price per day, the last one carried
-    forward to the newest day of the chart."""
+def _seller_of_provider(con: duckdb.DuckDBPyConnection, tables: set[str]) -> str:
+    """SQL relation (provider, seller, aggregator): who runs the machines a provider of
+    price_history lists (gpu_offers.seller of its own and marketplace listings), and whether
+    the provider only resells others' machines (an aggregator: listing_kind 'resold')."""
+    if "gpu_offers" not in tables:
+        return "(select null::varchar as provider, null::varchar as seller, " \
+               "false as aggregator where false)"
+    return ("(select provider, coalesce(min(seller) filter (where listing_kind <> 'resold'), "
+            "provider) as seller, bool_and(listing_kind = 'resold') as aggregator "
+            "from gpu_offers group by provider)")
+
+
+def _seller_history(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
+    """One step line per seller for the accelerator with the most dated first-hand on-demand
+    history (price_history holds dated observations only; no crosscheck): each seller's
+    cheapest per-GPU price per day. A provider counts as the seller who runs its machines
+    (gpu_offers.seller: a renamed provider joins its seller's line); an aggregator's resale
+    is left out (its sellers' own prices are drawn)."""
     [(last,)] = con.execute("select max(day) from price_history").fetchall()
     if last is None:
-        return Panel(missing="no first-hand on-demand USD price observed yet")
+        return Panel(missing="no dated first-hand on-demand USD price observed yet")
     start = last - timedelta(days=HISTORY_DAYS)
-    where = ("day > ? and pricing_model = 'on_demand' and currency = 'USD' "
-             "and price_per_gpu_hour > 0 and accelerator_id is not null "
-             "and source_kind = 'first_hand'")
+    sellers = _seller_of_provider(con, tables)
+    base = (f"select coalesce(s.seller, h.provider) as seller, h.accelerator_id, "
+            "cast(h.day as date) as day, min(h.price_per_gpu_hour) as price "
+            f"from price_history as h left join {sellers} as s using (provider) "
+            "where h.day > ? and h.pricing_model = 'on_demand' and h.currency = 'USD' "
+            "and h.price_per_gpu_hour > 0 and h.accelerator_id is not null "
+            "and h.source_kind = 'first_hand' and not coalesce(s.aggregator, false) "
+            "group by all")
     top = con.execute(
-        f"select accelerator_id from price_history where {where} group by 1 "
-        "order by count(distinct day) > 1 desc, count(distinct provider) desc, count(*) desc, "
+        f"with h as ({base}) select accelerator_id from h group by 1 "
+        "order by count(distinct day) > 1 desc, count(distinct seller) desc, count(*) desc, "
         "1 limit 1", [start]).fetchall()
     if not top:
-        return Panel(missing="no first-hand on-demand USD price observed yet")
+        return Panel(missing="no dated first-hand on-demand USD price observed yet")
     acc = top[0][0]
     [(name,)] = con.execute("select coalesce(max(name), ?) from accelerators "
                             "where accelerator_id = ?", [acc, acc]).fetchall()
+    # the sellers whose price moved first (a history), then the cheapest
     rows = con.execute(
-        f"with h as (select provider, cast(day as date) as day, min(price_per_gpu_hour) "
-        f"as price from price_history where {where} and accelerator_id = ? group by all), "
-        "ranked as (select provider from h group by provider "
-        f"order by min(price), provider limit {HISTORY_SERIES}) "
-        "select h.* from h inner join ranked using (provider) order by 1, 2",
-        [start, acc]).fetchall()
-    return Panel(rows=rows, kind="provider_history", note=(
-        f"{name}: each provider's cheapest first-hand on-demand USD per GPU-hour per day "
-        f"over the last {HISTORY_DAYS} days to {last} "
-        f"(price_history; the {HISTORY_SERIES} cheapest providers; a line is carried forward "
-        "from a provider's last observation; crosscheck tables are not drawn)"),
-        missing="" if rows else "no history yet")
+        f"with h as ({base}), picked as (select seller from h where accelerator_id = ? "
+        "group by seller order by count(distinct price) > 1 desc, min(price), seller "
+        f"limit {HISTORY_SERIES}) "
+        "select h.seller, h.day, h.price from h inner join picked using (seller) "
+        "where h.accelerator_id = ? order by 1, 2", [start, acc, acc]).fetchall()
+    if not rows:
+        return Panel(missing="no history yet")
+    first, newest = min(r[1] for r in rows), max(r[1] for r in rows)
+    return Panel(rows=rows, kind="seller_history", basis=HISTORY_BASIS, note=(
+        f"{name}: each seller's cheapest dated first-hand on-demand USD per GPU-hour per day, "
+        f"{first} to {newest} (price_history, at most the {HISTORY_DAYS} days to its newest "
+        f"day {last}; up to {HISTORY_SERIES} "
+        "sellers, those whose price changed first, then the cheapest; a seller counted once "
+        "however many providers list it, aggregators' resales left out; a dot marks a new "
+        "price; a dashed tail: a seller's last observed price carried forward to the newest "
+        "day of the chart; undated prices and crosscheck tables are not drawn)"))
 
 
 def _history_rows(con: duckdb.DuckDBPyConnection, sql: str, note: str, kind: str) -> Panel:
@@ -309,8 +396,12 @@ def _history_rows(con: duckdb.DuckDBPyConnection, sql: str, note: str, kind: str
         f"limit {HISTORY_SERIES}) select h.* from h inner join ranked using (accelerator_id) "
         "order by h.accelerator_id, 2").fetchall()
     if not rows:
-        return Panel(missing="no on-demand USD price observed yet")
+        return Panel(missing="no dated on-demand USD price observed yet")
     return Panel(rows=rows, note=note, kind=kind)
+
+
+TRAINING_COLUMNS = ("scenario_id", "accelerator_id", "price_basis", "provider", "cost_usd",
+                    "feasible")
 
 
 def _training_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
@@ -318,65 +409,64 @@ def _training_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
         return Panel(missing="not available: this warehouse has no training_cost mart yet "
                      "(the cost models build it); run a refresh once they are installed")
     cols = _columns(con, "training_cost")
-    scenario = _pick(cols, TRAINING_SCENARIO, r"^scenario")
-    cost = _pick(cols, TRAINING_COST, r"cost.*usd$|usd.*cost")
-    if not scenario or not cost or "accelerator_id" not in cols:
+    if not set(TRAINING_COLUMNS) <= set(cols):
         return Panel(missing="not available: training_cost has no recognisable scenario / "
-                     f"cost columns (it has: {', '.join(cols)})")
-    where, params = [f"{cost} > 0"], []
-    note = f"{cost} per scenario, cheapest 10 accelerators each"
-    if "feasible" in cols:
-        # platforms that cannot train the model (memory, scale-up domain) are not ranked
-        where.append("feasible is not false")
-        note += " that can train the model"
-    if "price_basis" in cols:
-        basis = _basis(con, "training_cost")
-        if basis:
-            # a scenario that names its own price is priced at it only ('given')
-            where.append("(price_basis = ? or price_basis = 'given')")
-            params.append(basis)
-            note += f", price basis {basis} (or the scenario's own price)"
-    platform = "provider" if "provider" in cols else None
-    label = f"accelerator_id || coalesce(' @ ' || {platform}, '')" if platform else \
-        "accelerator_id"
+                     f"cost columns (it has: {', '.join(cols)}; the report reads "
+                     f"{', '.join(TRAINING_COLUMNS)})")
+    # platforms that cannot train the model (memory, scale-up domain) are not ranked
+    where, params = ["cost_usd > 0", "feasible is not false"], []
+    note = "cost_usd per scenario, cheapest 10 accelerators each that can train the model"
+    basis = _basis(con, "training_cost")
+    if basis:
+        # a scenario that names its own price is priced at it only ('given')
+        where.append("(price_basis = ? or price_basis = 'given')")
+        params.append(basis)
+        note += f", price basis {basis} (or the scenario's own price)"
     rows = con.execute(
-        f"with t as (select {scenario} as scenario, {label} as platform, min({cost}) as cost "
+        "with t as (select scenario_id as scenario, "
+        "accelerator_id || coalesce(' @ ' || provider, '') as platform, min(cost_usd) as cost "
         f"from training_cost where {' and '.join(where)} group by all) "
         "select scenario, platform, cost from t "
         "qualify row_number() over (partition by scenario order by cost, platform) <= 10 "
         "order by scenario, cost, platform", params).fetchall()
     if not rows:
         return Panel(missing="not available: training_cost has no priced rows yet")
-    return Panel(rows=rows, note=note)
+    return Panel(rows=rows, note=note, basis=basis_caption(
+        basis, "A scenario that states its own price is drawn at it (price_basis 'given')."))
 
 
 def _measured_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     """Per benchmark and accelerator: the lowest measured USD per million output tokens
-    (inference_measured, comparable Offline results) at the cheapest observed price, else at
-    the owned cost (no rental observed: GB300 NVL72), else at the analyst's 3-year rental
-    survey price (no rental observed and no cited purchase price: MI325X)."""
+    (inference_measured, comparable Offline results) at the on-demand basis (on_demand_min:
+    never spot, community or reserved), else, for an accelerator without an on-demand price,
+    at the owned cost (GB300 NVL72), else at the analyst's 3-year rental survey price (no
+    rental observed and no cited purchase price: MI325X); each bar says which."""
     if "inference_measured" not in tables:
         return Panel(missing="the inference_measured mart is not in this warehouse")
-    rows = con.execute("""
+    order = " ".join(f"when '{b}' then {i}" for i, b in enumerate(MEASURED_BASES))
+    listed = ", ".join(f"'{b}'" for b in MEASURED_BASES)
+    rows = con.execute(f"""
         select benchmark, coalesce(accelerator_name, accelerator_id) as accelerator,
             usd_per_million_output_tokens, round, submitter, software_family, price_basis,
             provider, basis_kind, tokens_per_second_per_accelerator
         from inference_measured
         where comparable and scenario = 'Offline' and usd_per_million_output_tokens > 0
-            and display_rank is not null
+            and price_basis in ({listed})
         qualify row_number() over (
             partition by benchmark, accelerator_id
-            order by display_rank, usd_per_million_output_tokens) = 1
+            order by case price_basis {order} end, usd_per_million_output_tokens) = 1
         order by benchmark, usd_per_million_output_tokens
         """).fetchall()
     if not rows:
         return Panel(missing="no measured result is priced yet: `gpucost ingest mlperf_results "
                      "DIR` loads MLPerf Inference results (README)")
-    return Panel(rows=rows, note="MLPerf Inference, closed division, Offline (throughput) "
-                 "results: each accelerator's lowest cost at its cheapest observed price "
-                 "(grey: no rental observed, at the owned cost, else at SemiAnalysis's "
-                 "3-year rental survey price, rental_3y_survey); tokens are generated tokens; "
-                 "log scale")
+    return Panel(rows=rows, basis=basis_caption("on_demand_min", (
+        "An accelerator without an on-demand price is drawn at owned (grey bar: "
+        f"{BASIS_TEXT['owned']}), else at rental_3y_survey (sand bar: "
+        f"{BASIS_TEXT['rental_3y_survey']}); each bar names its basis.")),
+        note="MLPerf Inference, closed division, Offline (throughput) results: each "
+        "accelerator's lowest cost per million generated tokens at the on-demand basis "
+        "(on_demand_min), the system's GPU-hours priced per GPU; log scale")
 
 
 def _health_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
@@ -386,7 +476,8 @@ def _health_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
 
     rows = source_rows(con)
     return Panel(rows=rows, note="age of the newest data in force when the warehouse was built "
-                 "(log scale); colour = health")
+                 "(log scale); colour = health",
+                 basis="Price basis: none (data age per source, not a price)")
 
 
 def _unmapped_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
@@ -446,12 +537,14 @@ class Svg:
         self.parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
                           f'stroke="{stroke}" stroke-width="{width}"/>')
 
-    def path(self, points: list[tuple[float, float]], stroke: str, title: str = "") -> None:
+    def path(self, points: list[tuple[float, float]], stroke: str, title: str = "",
+             cls: str = "series", dash: bool = False) -> None:
         d = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y:.1f}" for i, (x, y) in
                      enumerate(points))
         t = f"<title>{esc(title)}</title>" if title else ""
-        self.parts.append(f'<path class="series" d="{d}" fill="none" stroke="{stroke}" '
-                          f'stroke-width="2">{t}</path>')
+        dashes = ' stroke-dasharray="4 3" stroke-opacity="0.7"' if dash else ""
+        self.parts.append(f'<path class="{cls}" d="{d}" fill="none" stroke="{stroke}" '
+                          f'stroke-width="2"{dashes}>{t}</path>')
 
     def circle(self, x: float, y: float, r: float, fill: str, title: str = "") -> None:
         t = f"<title>{esc(title)}</title>" if title else ""
@@ -524,17 +617,19 @@ def heatmap_cost(panel: Panel) -> str:
         return (key[0], acc)
 
     accs = sorted(values, key=order)[:MAX_ROWS * 2]
-    cell_w, cell_h, left, top = 74, 20, 230, 30
-    svg = Svg(left + cell_w * len(precisions) + 10, top + cell_h * len(accs) + 44,
-              "cost-per-eflop", "USD per 10^18 FLOP by accelerator and precision")
     all_v = [u for v in values.values() for u, _ in v.values()]
     lo, hi = math.log10(min(all_v)), math.log10(max(all_v))
+    dearer = f"dearer (log scale, {fmt(10 ** lo, '$')} to {fmt(10 ** hi, '$')})"
+    cell_w, cell_h, top = 74, 20, 30
+    left = max(80, math.ceil(max(text_width(a) for a in accs)) + 12)
+    width = max(left + cell_w * len(precisions), left + 20 * 12 + 6 + text_width(dearer, 10))
+    svg = Svg(math.ceil(width) + 10, top + cell_h * len(accs) + 44,
+              "cost-per-eflop", "USD per 10^18 FLOP by accelerator and precision")
     ly = top + cell_h * len(accs) + 16  # legend: the colour scale, cheap to dear (log)
     svg.text(left - 6, ly + 11, "cheaper", "end", 10, "#666")
     for k in range(20):
         svg.rect(left + k * 12, ly, 12, 14, _lerp_colour(k / 19))
-    svg.text(left + 20 * 12 + 6, ly + 11, f"dearer (log scale, {fmt(10 ** lo, '$')} to "
-             f"{fmt(10 ** hi, '$')})", "start", 10, "#666")
+    svg.text(left + 20 * 12 + 6, ly + 11, dearer, "start", 10, "#666")
     for j, prec in enumerate(precisions):
         svg.text(left + j * cell_w + cell_w / 2, top - 10, prec, "middle", 11, weight="bold")
     for i, acc in enumerate(accs):
@@ -556,13 +651,22 @@ def heatmap_cost(panel: Panel) -> str:
 
 
 def bars(chart: str, label: str, rows: list[tuple[str, float, str, str]], unit: str,
-         log: bool = False, width: int = 520,
-         value_text: Callable[[float], str] | None = None, left: int = 210) -> str:
+         log: bool = False, plot: int = 300,
+         value_text: Callable[[float], str] | None = None,
+         texts: list[str] | None = None, left: int = 0) -> str:
     """Horizontal bars: rows of (label, value, colour, tooltip); each bar is labelled with
-    `value_text(value)` (default: the value in `unit`); `left` is the room for the labels."""
-    right, bar_h, top = 80, 16, 10
+    `texts[i]` when given, else `value_text(value)` (default: the value in `unit`). The
+    label column is as wide as the longest label and the right margin as the longest bar
+    label (at least `left`, to align charts drawn one under another), so that no name is
+    clipped; `plot` is the width of the bars' area."""
+    bar_h, top = 16, 10
+    labels = [texts[i] if texts else (value_text(v) if value_text else fmt(v, unit))
+              if v and v > 0 else "no data" for i, (_, v, _, _) in enumerate(rows)]
+    left = max(60, left, label_room(n for n, _, _, _ in rows))
+    right = max(40, math.ceil(max((text_width(t, 10) for t in labels), default=0)) + 10)
+    width = left + plot + right
     svg = Svg(width, top + len(rows) * (bar_h + 4) + 26, chart, label)
-    x0, x1 = left, width - right
+    x0, x1 = left, left + plot
     vals = [v for _, v, _, _ in rows if v and v > 0]
     if log and vals:
         scale, ticks = _log_scale(min(vals), max(vals), x0, x1)
@@ -587,25 +691,28 @@ def bars(chart: str, label: str, rows: list[tuple[str, float, str, str]], unit: 
         if value and value > 0:
             end = scale(value)
             svg.rect(base, y, max(end - base, 1.5), bar_h, colour, tip, "bar")
-            text = value_text(value) if value_text else fmt(value, unit)
-            svg.text(end + 4, y + bar_h - 4, text, "start", 10, "#333")
+            svg.text(end + 4, y + bar_h - 4, labels[i], "start", 10, "#333")
         else:
-            svg.text(base + 4, y + bar_h - 4, "no data", "start", 10, "#999")
+            svg.text(base + 4, y + bar_h - 4, labels[i], "start", 10, "#999")
     return svg.render()
 
 
 def history_chart(panel: Panel) -> str:
-    """Lines per accelerator from the price_history mart; points only for the fallback (the
-    offers in force are not a time series: their dates differ per source)."""
-    connect = panel.kind in ("price_history", "provider_history")
-    carry = panel.kind == "provider_history"
+    """One step line per seller from the price_history mart (a price holds until the next
+    observation; a dot where it changes; a dashed tail carries the last price forward to the
+    newest day of the chart); points only for the fallback (the offers in force are not a
+    time series: their dates differ per source)."""
+    connect = panel.kind == "seller_history"
     series: dict[str, list[tuple[date, float]]] = {}
-    for acc, day, price in panel.rows:
-        series.setdefault(acc, []).append((day, float(price)))
+    for name, day, price in panel.rows:
+        series.setdefault(str(name), []).append((day, float(price)))
     days = sorted({d for pts in series.values() for d, _ in pts})
     prices = [p for pts in series.values() for _, p in pts]
-    width, height, left, right, top, bottom = 1000, 320, 60, 230, 14, 40
-    svg = Svg(width, height, "price-history", "cheapest on-demand USD per GPU-hour over time")
+    legend_w = max(text_width(n) for n in series)
+    width, height, left, top, bottom = 1000, 320, 60, 14, 40
+    right = max(120, math.ceil(legend_w) + 48)
+    svg = Svg(width, height, "price-history",
+              "cheapest dated on-demand USD per GPU-hour over time, per seller")
     x0, x1, y0, y1 = left, width - right, height - bottom, top
     d0, d1 = days[0].toordinal(), days[-1].toordinal()
     yticks = _nice_ticks(max(prices))
@@ -628,25 +735,31 @@ def history_chart(panel: Panel) -> str:
     for d in ticks:
         svg.line(sx(d), y0, sx(d), y0 + 4, "#999")
         svg.text(sx(d), y0 + 18, d.isoformat(), "middle", 10, "#666")
-    for k, (acc, pts) in enumerate(sorted(series.items())):
+    for k, (name, pts) in enumerate(sorted(series.items())):
         colour = PALETTE[k % len(PALETTE)]
         pts.sort()
         xy = [(sx(d), sy(p)) for d, p in pts]
-        line = list(xy)
-        if carry and pts[-1][0] < days[-1]:  # last price carried forward (dashed tail)
-            line.append((sx(days[-1]), xy[-1][1]))
-        if carry:  # a step line: a price holds until the next observation
-            stepped = [line[0]]
-            for x, y in line[1:]:
+        if connect:
+            stepped = [xy[0]]  # a step line: a price holds until the next observation
+            for x, y in xy[1:]:
                 stepped += [(x, stepped[-1][1]), (x, y)]
-            line = stepped
-        if connect and len(line) > 1:
-            svg.path(line, colour, acc)
-        for (d, p), (x, y) in zip(pts, xy, strict=True):
-            svg.circle(x, y, 3.5, colour, f"{acc} {d.isoformat()}: ${p:.3f}/GPU-hour")
+            if len(stepped) == 1:  # one observation: a short tick, so the line is seen
+                stepped.append((stepped[0][0] + 2, stepped[0][1]))
+            svg.path(stepped, colour, name)
+            if pts[-1][0] < days[-1]:  # the last price carried forward (dashed)
+                svg.path([xy[-1], (sx(days[-1]), xy[-1][1])], colour,
+                         f"{name}: last observed {pts[-1][0].isoformat()} at "
+                         f"${pts[-1][1]:.3f}, carried forward", "carry", dash=True)
+            # a dot where the seller's price is first seen and wherever it changes
+            marks = [i for i in range(len(pts)) if i == 0 or pts[i][1] != pts[i - 1][1]]
+        else:
+            marks = list(range(len(pts)))
+        for i in marks:
+            (d, p), (x, y) = pts[i], xy[i]
+            svg.circle(x, y, 3.5, colour, f"{name} {d.isoformat()}: ${p:.3f}/GPU-hour")
         ly = top + 10 + k * 18
         svg.rect(x1 + 16, ly - 9, 12, 12, colour)
-        svg.text(x1 + 32, ly + 1, acc, "start", 11)
+        svg.text(x1 + 32, ly + 1, name, "start", 11)
     return svg.render()
 
 
@@ -655,29 +768,38 @@ def training_chart(panel: Panel) -> str:
     for scenario, platform, cost in panel.rows:
         by_scenario.setdefault(str(scenario), []).append((str(platform), float(cost)))
     out = []
+    left = label_room(p for rows in by_scenario.values() for p, _ in rows)
     for k, (scenario, rows) in enumerate(sorted(by_scenario.items())):
         colour = PALETTE[k % len(PALETTE)]
         out.append(f'<h3>{esc(scenario)}</h3>' + bars(
             "training-cost", f"training cost of {scenario} by platform",
-            [(p, c, colour, f"{scenario} on {p}: ${c:,.0f}") for p, c in rows], "$", log=True))
+            [(p, c, colour, f"{scenario} on {p}: ${c:,.0f}") for p, c in rows], "$", log=True,
+            left=left))
     return "".join(out)
+
+
+MEASURED_SHORT = {"on_demand_min": "on-demand", "owned": "owned cost",
+                  "rental_3y_survey": "3-year rental survey"}
 
 
 def measured_chart(panel: Panel) -> str:
     by_benchmark: dict[str, list[tuple[str, float, str, str]]] = {}
-    for (bench, acc, usd, rnd, submitter, software, basis, provider, kind,
+    texts: dict[str, list[str]] = {}
+    for (bench, acc, usd, rnd, submitter, software, basis, provider, _kind,
          tps) in panel.rows:
         tip = (f"{acc} on {bench}: {usd:.3g} USD per million output tokens at {basis}"
-               + (f" ({provider})" if provider else "") + f"; {tps:,.0f} tokens/s per GPU, "
+               + (f" ({provider})" if provider else "")
+               + f"; {tps:,.0f} tokens/s per GPU, "
                f"MLPerf {rnd} {submitter}, {software or 'software not named'}")
-        colour = "#4e79a7" if kind == "observed" else "#9c9c9c"
+        colour = MEASURED_COLOURS.get(basis, "#9c9c9c")
         by_benchmark.setdefault(str(bench), []).append((str(acc), float(usd), colour, tip))
-    longest = max((len(r[0]) for rows in by_benchmark.values() for r in rows), default=20)
-    left = min(330, 16 + int(6.3 * longest))  # 11 px sans-serif: about 6.3 px a character
+        texts.setdefault(str(bench), []).append(
+            f"${usd:.3g} ({MEASURED_SHORT.get(basis, basis)})")
+    left = label_room(r[0] for rows in by_benchmark.values() for r in rows)
     return "".join(
         f"<h3>{esc(bench)}</h3>" + bars(
             "measured-inference", f"measured USD per million output tokens, {bench}", rows,
-            "$", log=True, width=left + 420, value_text=lambda v: f"${v:.3g}", left=left)
+            "$", log=True, plot=420, texts=texts[bench], left=left)
         for bench, rows in sorted(by_benchmark.items()))
 
 
@@ -688,8 +810,8 @@ def health_chart(panel: Panel) -> str:
         rows.append((f"{r['source']} ({r['health']})", age if age and age > 0 else None,
                      HEALTH_COLOURS.get(r["health"], "#999"),
                      f"{r['source']}: {r['health']}, data age {age_text(age)}"))
-    return bars("source-health", "data age per source (days)", rows, "d", log=True, width=640,
-                value_text=age_text)
+    return bars("source-health", "data age per source (days)", rows, "d", log=True,
+                plot=360, value_text=age_text)
 
 
 def _table(head: list[str], rows: list[list[object]], cls: str = "") -> str:
@@ -715,14 +837,51 @@ th{background:#f0f0f0} td.err{max-width:520px;word-break:break-word}
 nav a{margin-right:12px;font-size:13px}
 .banner{background:#fff4d6;border:1px solid #edc948;padding:8px 12px;margin:8px 0;font-size:14px}
 table.prices td.num{text-align:right;font-variant-numeric:tabular-nums}
+table.prices tr.undated td{color:#777;background:#f7f7f7}
+table.prices tr.undated td.age{font-style:italic}
+.basis{font-size:12px;color:#333;margin:2px 0 6px;font-weight:bold}
+.pair>div{min-width:0}
 """
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; " \
       "form-action 'none'"
 
 
+def _basis_line(chart: str, panel: Panel) -> str:
+    """The caption naming the price basis of a chart (empty when the panel has none)."""
+    if not panel.basis or panel.missing:
+        return ""
+    return f'<p class="basis" data-basis-for="{esc(chart)}">{esc(panel.basis)}</p>'
+
+
+def _price_row(name: str, provider: str, seller: str | None, listing_kind: str | None,
+               price: float, sku: str, dated: bool, age: float | None,
+               observed_at: datetime | None, source: str, url: str | None) -> str:
+    """One row of the "rent now" table: a dated offer with its age, or an undated one
+    marked "date unknown" (class undated, data-dated false)."""
+    who = provider
+    if seller and seller != provider:
+        who = f"{provider} (resells {seller})" if listing_kind == "resold" else \
+            f"{provider} (seller {seller})"
+    if dated:
+        when = observed_at.strftime("%Y-%m-%d") if observed_at else ""
+        age_cell = (f'<td class="age" title="observed {esc(when)}">'
+                    f"{esc(age_text(age) if age is not None else when)}</td>")
+        head = '<tr data-dated="true">'
+    else:
+        age_cell = ('<td class="age" title="from a file replayed without any date: not a '
+                    'current price">date unknown</td>')
+        head = '<tr class="undated" data-dated="false">'
+    link = f'<td><a href="{esc(url)}">{esc(source)}</a></td>' if url else \
+        f"<td>{esc(source)}</td>"
+    return (f"{head}<td>{esc(name)}</td><td>{esc(who)}</td>"
+            f'<td class="num">{price:.3f}</td><td>{esc(sku)}</td>{age_cell}{link}</tr>')
+
+
 def _section(anchor: str, title: str, chart: str, body: str, panel: Panel) -> str:
     if panel.missing:
         body = f'<div class="na" data-chart-missing="{esc(chart)}">{esc(panel.missing)}</div>'
+    else:
+        body = _basis_line(chart, panel) + body
     note = f'<p class="note">{esc(panel.note)}</p>' if panel.note and not panel.missing else ""
     return f'<section id="{anchor}"><h2>{esc(title)}</h2>{body}{note}</section>'
 
@@ -740,10 +899,12 @@ def render(data: ReportData) -> str:
               "TB/s") if not data.bandwidth.missing else ""
     per_dollar = (
         '<div class="pair"><div><h3>GB per USD/hour</h3>'
-        + (mem or f'<div class="na" data-chart-missing="memory-per-dollar">'
+        + (_basis_line("memory-per-dollar", data.memory) + mem
+           or f'<div class="na" data-chart-missing="memory-per-dollar">'
            f'{esc(data.memory.missing)}</div>')
         + '</div><div><h3>TB/s per USD/hour</h3>'
-        + (bw or f'<div class="na" data-chart-missing="bandwidth-per-dollar">'
+        + (_basis_line("bandwidth-per-dollar", data.bandwidth) + bw
+           or f'<div class="na" data-chart-missing="bandwidth-per-dollar">'
            f'{esc(data.bandwidth.missing)}</div>')
         + "</div></div>")
     per_dollar_panel = Panel(note=data.memory.note or data.bandwidth.note)
@@ -767,13 +928,7 @@ def render(data: ReportData) -> str:
     counts = ", ".join(f"{esc(k)} {v}" for k, v in sorted(data.mart_rows.items()))
     prices = ""
     if data.prices.rows:
-        body = "".join(
-            "<tr>" + f"<td>{esc(n)}</td><td>{esc(prov)}</td>"
-            f'<td class="num">{price:.3f}</td><td>{esc(sku)}</td>'
-            f"<td>{esc(age_text(age) if age is not None else 'date unknown')}</td>"
-            + (f'<td><a href="{esc(url)}">{esc(src)}</a></td>' if url else
-               f"<td>{esc(src)}</td>") + "</tr>"
-            for n, prov, price, sku, age, src, url in data.prices.rows)
+        body = "".join(_price_row(*r) for r in data.prices.rows)
         prices = ('<table class="prices" data-table="prices"><thead><tr><th>accelerator</th>'
                   "<th>provider</th><th>USD / GPU-hour</th><th>sku</th><th>age</th>"
                   f"<th>source</th></tr></thead><tbody>{body}</tbody></table>")

@@ -42,17 +42,19 @@ def browser():
 
 
 def _with_later_marts(src: Path, dst: Path) -> Path:
-    """A copy of the warehouse with training_cost and price_history marts, shaped like the
-    ones the cost-model and price-history work adds (the report must pick them up)."""
+    """A copy of the warehouse with other training_cost and price_history marts (four weeks
+    of history), with the columns docs/tables.md documents (the report reads those)."""
     dst.mkdir()
     shutil.copy(serving_path(src), serving_path(dst))
     con = duckdb.connect(str(serving_path(dst)))
     con.execute("""
         create or replace table training_cost as
-        select scenarios.scenario, cost.accelerator_id, cost.price_basis, cost.provider,
+        select scenarios.scenario as scenario_id, cost.accelerator_id, cost.price_basis,
+            cost.provider,
             6 * scenarios.params * scenarios.tokens
                 / (cost.peak_dense_tflops * 1e12 * 0.4) / 3600 * cost.price_per_gpu_hour
-                as cost_usd
+                as cost_usd,
+            true as feasible
         from cost_per_flop as cost
         cross join (values ('7b-2t-tokens', 7e9, 2e12), ('405b-15.6t-tokens', 405e9, 15.6e12))
             as scenarios(scenario, params, tokens)
@@ -63,14 +65,16 @@ def _with_later_marts(src: Path, dst: Path) -> Path:
         with daily as (
             select cast(offers.observed_at as date) as day, offers.accelerator_id,
                 offers.provider, offers.pricing_model, offers.currency,
-                min(offers.price_per_gpu_hour) as min_price_per_gpu_hour
+                min(offers.price_per_gpu_hour) as price_per_gpu_hour
             from gpu_offers as offers
             where offers.accelerator_id is not null and offers.price_per_gpu_hour > 0
+                and offers.observed_at is not null and offers.source_kind = 'first_hand'
             group by all
         )
         select daily.day - weeks.k * 7 as day, daily.accelerator_id, daily.provider,
             daily.pricing_model, daily.currency,
-            daily.min_price_per_gpu_hour * (1 + 0.05 * weeks.k) as min_price_per_gpu_hour
+            daily.price_per_gpu_hour * (1 + 0.05 * weeks.k) as price_per_gpu_hour,
+            'first_hand' as source_kind
         from daily
         cross join (values (0), (1), (2), (3)) as weeks(k)
     """)
@@ -109,6 +113,33 @@ class _Refs(HTMLParser):
 
     def handle_endtag(self, tag):  # noqa: ANN001
         self._in_style = False
+
+
+# every <text> of every chart, measured by Chromium: the ones that stick out of their <svg>
+# (a clipped name), and every chart wider than its section (drawn over the page's edge)
+_CLIPPED_JS = """(() => {
+  const out = [];
+  for (const svg of document.querySelectorAll('svg[data-chart]')) {
+    const width = svg.viewBox.baseVal.width, height = svg.viewBox.baseVal.height;
+    for (const t of svg.querySelectorAll('text')) {
+      const b = t.getBBox();
+      if (b.x < -0.5 || b.y < -0.5 || b.x + b.width > width + 0.5
+          || b.y + b.height > height + 0.5)
+        out.push(svg.dataset.chart + ': ' + t.textContent);
+    }
+    const s = svg.closest('section');
+    if (s && svg.getBoundingClientRect().right > s.getBoundingClientRect().right + 0.5)
+      out.push(svg.dataset.chart + ': wider than its section');
+  }
+  return out;
+})()"""
+
+
+def _clipped(page: chromium.Page) -> list[str]:
+    """Texts of the rendered charts that do not fit their chart (DevTools evaluates this: the
+    page itself runs no script)."""
+    result = page.call("Runtime.evaluate", {"expression": _CLIPPED_JS, "returnByValue": True})
+    return result["result"]["value"]
 
 
 def _png_size(path: Path) -> tuple[int, int]:
@@ -162,6 +193,7 @@ def test_report_renders_in_chromium(browser, service_warehouse, tmp_path):
                 # the fixture warehouse prices few platforms: one bar can be the whole chart
                 least = 1 if chart == "training-cost" else 3
                 assert width > 200 and height > 50 and shapes >= least, (variant, chart)
+        assert _clipped(page) == [], variant  # every name fully inside its chart
         # training_cost and price_history are real marts of every publish: both drawn
         assert page.select('[data-chart-missing="training-cost"]') == [], variant
         assert page.select('svg[data-chart="price-history"] path.series'), variant
@@ -258,3 +290,200 @@ def test_training_panel_ranks_feasible_platforms_at_a_scenarios_own_price():
     panel = _training_panel(con, {"training_cost"})
     assert panel.rows == [("405b", "h100 @ lambda", 2.0), ("seed-2usd", "h100", 53.2)]
     assert "that can train the model" in panel.note
+
+
+# ---- issue 24, item 8: dated before undated, history per seller, the basis of each chart ----
+def _section_html(html: str, anchor: str) -> str:
+    part = html[html.index(f'<section id="{anchor}">'):]
+    return part[:part.index("</section>")]
+
+
+def _undated_catalog(tmp_path: Path) -> Path:
+    """A SkyPilot catalog of Cudo without any date (no --observed-at, none in its name) whose
+    8x H100 SXM is far cheaper per GPU (8.00 / 8 = 1.000) than any dated offer."""
+    path = tmp_path / "cudo_vms.csv"
+    path.write_text(
+        "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,"
+        "SpotPrice\n"
+        "h100-sxm-8x-cheap,H100-SXM,8.0,96.0,960.0,8.00,no-luxembourg1,,\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def dated_and_undated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Lambda's dated catalog of 2026-03-08 (H100 SXM 27.92 / 8 = 3.490 per GPU) and Cudo's
+    undated one (1.000 per GPU); published once."""
+    from datetime import UTC, datetime
+
+    from gpucost.flows.pipeline import ingest_files, publish
+
+    data = tmp_path_factory.mktemp("dated-undated")
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    ingest_files("skypilot", [fixtures / "service" / "lambda_vms_2026-03-08.csv"],
+                 observed_at=datetime(2026, 3, 8, tzinfo=UTC), data_dir=data, rebuild=False)
+    ingest_files("skypilot", [_undated_catalog(data)], data_dir=data, rebuild=False)
+    publish(data)
+    return data
+
+
+def _price_rows(html: str) -> list[tuple[str, str, str, str, str]]:
+    """(data-dated, accelerator, provider, price, age) per row of the "rent now" table."""
+    table = html[html.index('data-table="prices"'):]
+    table = table[:table.index("</table>")]
+    return re.findall(r'<tr[^>]*data-dated="(\w+)"><td>([^<]*)</td><td>([^<]*)</td>'
+                      r'<td class="num">([^<]*)</td><td>[^<]*</td><td class="age"[^>]*>'
+                      r"([^<]*)</td>", table)
+
+
+def test_rent_now_lists_dated_offers_first_and_marks_undated(dated_and_undated, tmp_path):
+    """Cudo's undated 1.000 is cheaper than Lambda's dated 3.490 but is not a current price:
+    it comes after every dated H100 SXM row, marked "date unknown"; the dated row says its
+    age; across the whole table no undated row precedes a dated one of its accelerator."""
+    con = duckdb.connect(str(serving_path(dated_and_undated)), read_only=True)
+    [(known,)] = con.execute("select observed_at_known from gpu_offers "
+                             "where provider = 'cudo' and sku = 'h100-sxm-8x-cheap'").fetchall()
+    con.close()
+    assert known is False  # the premise: the marts hold the Cudo offer as undated
+    html = write_report(dated_and_undated, tmp_path / "report.html").read_text()
+    rows = _price_rows(html)
+    h100 = [r for r in rows if r[1] == "NVIDIA H100 SXM5 80GB"]
+    providers = [r[2] for r in h100]
+    assert "lambda" in providers and "cudo" in providers
+    lam, cudo = h100[providers.index("lambda")], h100[providers.index("cudo")]
+    assert providers.index("lambda") < providers.index("cudo")
+    assert lam[0] == "true" and lam[3] == "3.490" and lam[4].endswith(" d")
+    assert cudo[0] == "false" and cudo[3] == "1.000" and cudo[4] == "date unknown"
+    for acc in {r[1] for r in rows}:
+        flags = [r[0] for r in rows if r[1] == acc]
+        assert flags == sorted(flags, reverse=True), acc  # every "true" before any "false"
+    assert '<tr class="undated" data-dated="false">' in html
+    # the history holds no undated price: Cudo is not drawn
+    assert "cudo" not in _section_html(html, "history")
+
+
+@pytest.fixture(scope="module")
+def aws_history(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """AWS's recorded p5.48xlarge us-east-1 on-demand history (98.32 an hour, 12.29 per GPU,
+    until 2025-06-04; 55.04, 6.88 per GPU, from 2025-06-05: the -44% cut), Lambda's dated
+    catalog of 2026-03-08 and Cudo's undated one; published once."""
+    from datetime import UTC, datetime
+
+    from gpucost.flows.pipeline import ingest_files, publish
+
+    data = tmp_path_factory.mktemp("aws-history")
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    ingest_files("aws", [shared_data / "prices" / "aws_price_list"
+                         / "p5.48xlarge_us-east-1_ondemand_history.csv"],
+                 data_dir=data, rebuild=False)
+    ingest_files("skypilot", [fixtures / "service" / "lambda_vms_2026-03-08.csv"],
+                 observed_at=datetime(2026, 3, 8, tzinfo=UTC), data_dir=data, rebuild=False)
+    ingest_files("skypilot", [_undated_catalog(data)], data_dir=data, rebuild=False)
+    publish(data)
+    return data
+
+
+def test_history_draws_one_line_per_seller_with_the_aws_cut(aws_history, tmp_path):
+    """The H100 SXM history: one step line per seller (aws, lambda), none for the undated
+    Cudo offer; AWS's line has a point at 12.290 (before the cut) and one at 6.880 (from
+    2025-06-05), so the cut is drawn as a step, not a column of dots on one day."""
+    html = write_report(aws_history, tmp_path / "report.html").read_text()
+    history = _section_html(html, "history")
+    assert "NVIDIA H100 SXM5 80GB" in history
+    titles = re.findall(r'<path class="series"[^>]*><title>([^<]+)</title>', history)
+    assert sorted(titles) == ["aws", "lambda"]  # one series per seller, no undated one
+    points = re.findall(r"<circle[^>]*><title>aws (\d{4}-\d\d-\d\d): \$([\d.]+)/GPU-hour",
+                        history)
+    prices = {price for _, price in points}
+    assert {"12.290", "6.880"} <= prices
+    first_cut = min(day for day, price in points if price == "6.880")
+    assert first_cut == "2025-06-05"
+    assert len({day for day, _ in points}) >= 2  # at different days, not one column
+    # the step: the path goes down from 12.29 to 6.88 at the day of the cut
+    aws_path = re.search(r'<path class="series" d="([^"]+)"[^>]*><title>aws</title>', history)
+    ys = {float(pt.split(",")[1]) for pt in aws_path.group(1).replace("M", "L").split("L")
+          if pt}
+    assert len(ys) == 2
+    assert "Price basis: on-demand" in history
+
+
+PRICE_CHARTS = ("price-table", "cost-per-eflop", "memory-per-dollar", "bandwidth-per-dollar",
+                "price-history", "training-cost")
+
+
+def test_every_chart_caption_names_its_price_basis(service_warehouse, tmp_path):
+    """Each chart (and the price table) carries a caption naming the price basis it uses:
+    on_demand_min for the cost, per-dollar and training charts (the preferred basis), the
+    on-demand pricing model for the history and the table; the source-health chart says it
+    draws no price."""
+    html = write_report(service_warehouse, tmp_path / "report.html").read_text()
+    captions = dict(re.findall(r'<p class="basis" data-basis-for="([^"]+)">([^<]+)</p>', html))
+    charts = set(re.findall(r'<svg data-chart="([^"]+)"', html))
+    assert charts <= set(captions), charts - set(captions)
+    for chart in PRICE_CHARTS:
+        assert captions[chart].startswith("Price basis: "), chart
+        assert "on_demand_min" in captions[chart] or "on-demand" in captions[chart], chart
+    for chart in ("cost-per-eflop", "memory-per-dollar", "bandwidth-per-dollar",
+                  "training-cost"):
+        assert captions[chart].startswith("Price basis: on_demand_min: "), chart
+    assert captions["source-health"].startswith("Price basis: none")
+    # each caption sits in its chart's section, before the chart
+    for chart in ("cost-per-eflop", "price-history", "training-cost"):
+        caption = html.index(f'data-basis-for="{chart}"')
+        assert caption < html.index(f'<svg data-chart="{chart}"')
+
+
+def test_measured_tokens_are_priced_on_demand_and_say_so():
+    """The measured-tokens chart uses the on-demand basis (on_demand_min) even where a spot or
+    community price is cheaper, falls back to owned (then the analyst's survey) only for an
+    accelerator without an on-demand price, and its caption and bars name the basis."""
+    from gpucost.flows.report import _measured_panel, measured_chart
+
+    con = duckdb.connect()
+    con.execute("""
+        create table inference_measured as
+        select benchmark, accelerator_id, accelerator_name,
+            cast(usd as double) as usd_per_million_output_tokens, price_basis, basis_kind,
+            display_rank, true as comparable, 'Offline' as scenario, 'v5.1' as round,
+            'x' as submitter, 'vLLM' as software_family, null::varchar as provider,
+            1000.0 as tokens_per_second_per_accelerator
+        from (values
+            ('llama2-70b', 'h100', 'NVIDIA H100', 0.10, 'on_demand_min', 'observed', 0),
+            ('llama2-70b', 'h100', 'NVIDIA H100', 0.04, 'spot_min', 'observed', 0),
+            ('llama2-70b', 'h100', 'NVIDIA H100', 0.05, 'community_min', 'observed', 0),
+            ('llama2-70b', 'gb300', 'NVIDIA GB300', 0.30, 'owned', 'owned', 1),
+            ('llama2-70b', 'gb300', 'NVIDIA GB300', 0.20, 'tco_neocloud', 'owned', null),
+            ('llama2-70b', 'mi325x', 'AMD MI325X', 0.12, 'rental_3y_survey', 'estimated', 2)
+        ) as t(benchmark, accelerator_id, accelerator_name, usd, price_basis, basis_kind,
+               display_rank)
+    """)
+    panel = _measured_panel(con, {"inference_measured"})
+    got = {(r[1], r[2], r[6]) for r in panel.rows}
+    assert got == {("NVIDIA H100", 0.10, "on_demand_min"), ("NVIDIA GB300", 0.30, "owned"),
+                   ("AMD MI325X", 0.12, "rental_3y_survey")}
+    assert panel.basis.startswith("Price basis: on_demand_min: ")
+    assert "spot" not in panel.basis.lower()
+    svg = measured_chart(panel)
+    assert "$0.1 (on-demand)" in svg and "$0.3 (owned cost)" in svg
+    assert "(3-year rental survey)" in svg
+
+
+def test_long_names_get_the_room_they_need():
+    """A chart's label column is as wide as its longest name (the Chromium test checks the
+    drawn page; this checks the arithmetic on the longest catalog name)."""
+    from gpucost.flows.report import Panel, bars, heatmap_cost, history_chart, text_width
+
+    long = "NVIDIA RTX PRO 6000 Blackwell (Server / Workstation Edition)"
+    svg = bars("memory-per-dollar", "x", [(long, 53.3, "#000", ""), ("T4", 45.7, "#000", "")],
+               "GB")
+    x = float(re.search(r'<rect class="bar" x="([\d.]+)"', svg).group(1))
+    assert x - 6 >= text_width(long)
+    svg = heatmap_cost(Panel(rows=[(long, "bf16", 0.99, "x"), ("T4", "fp16", 1.5, "y")]))
+    x = float(re.search(r'<rect class="cell" x="([\d.]+)"', svg).group(1))
+    assert x - 7 >= text_width(long)
+    from datetime import date
+    seller = "a-seller-with-a-really-quite-long-name-indeed"
+    svg = history_chart(Panel(rows=[(seller, date(2026, 1, 1), 2.0),
+                                    (seller, date(2026, 2, 1), 1.0)], kind="seller_history"))
+    width = int(re.search(r'<svg[^>]* width="(\d+)"', svg).group(1))
+    legend_x = max(float(x) for x in re.findall(r'<text x="([\d.]+)"[^>]*>' + seller, svg))
+    assert legend_x + text_width(seller) <= width
