@@ -207,10 +207,31 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     _prepare_prefect_home()
     setup_console(verbose=args.verbose)
-    outcomes, published = ingest_files(args.source, files, observed_at=args.observed_at,
-                                       force=args.force, allow_shrink=args.allow_shrink)
+    try:
+        outcomes, published = ingest_files(
+            args.source, files, observed_at=args.observed_at, force=args.force,
+            allow_shrink=args.allow_shrink, rebuild=not args.no_publish)
+    except Exception as exc:  # a refused publish: each file's line first, then the error
+        loaded = getattr(exc, "ingest_outcomes", None)
+        if loaded is not None:
+            print_outcomes(files, loaded, verbose=args.verbose)
+        raise
+    failed = print_outcomes(files, outcomes, verbose=args.verbose)
+    if published:
+        print(_published_line(len(published.mart_rows), published.seconds,
+                              published.history_mode))
+        if args.verbose:
+            print("  " + ", ".join(f"{k}={v}" for k, v in sorted(published.mart_rows.items())))
+    elif args.no_publish:
+        print("loaded into the raw layer; not published (--no-publish): the next "
+              "`gpucost ingest` or `gpucost refresh` publishes it")
+    return EXIT_SOURCE_FAILED if failed else EXIT_OK
+
+
+def print_outcomes(files: list[Path], outcomes: list, *, verbose: bool = False) -> int:
+    """One line per file loaded (or one line for a long list); returns the refused count."""
     failed = sum(o.status == "failed" for o in outcomes)
-    brief = len(outcomes) > INGEST_LINES_MAX and not args.verbose
+    brief = len(outcomes) > INGEST_LINES_MAX and not verbose
     for path, o in zip(files, outcomes, strict=False):
         if o.status == "failed":
             print(f"{path}: REFUSED {o.error_type}: {' '.join(str(o.error).split())}"
@@ -230,12 +251,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
               f"{sum(o.rows_rejected for o in loaded)} rejected), "
               f"{sum(o.status == 'unchanged' for o in outcomes)} unchanged, {failed} refused"
               " (--verbose lists every file)")
-    if published:
-        print(_published_line(len(published.mart_rows), published.seconds,
-                              published.history_mode))
-        if args.verbose:
-            print("  " + ", ".join(f"{k}={v}" for k, v in sorted(published.mart_rows.items())))
-    return EXIT_SOURCE_FAILED if failed else EXIT_OK
+    return failed
 
 
 class _Parser(argparse.ArgumentParser):
@@ -277,6 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--allow-shrink", action="store_true",
                    help="publish even when the new build holds far fewer rows in force than "
                         "the published warehouse (refused otherwise: a lost raw.duckdb)")
+    i.add_argument("--no-publish", action="store_true",
+                   help="load into the raw layer only; do not rebuild and publish (several "
+                        "ingests, then one publish: scripts/ingest_recorded.sh)")
     i.add_argument("--verbose", "-v", action="store_true",
                    help="also print INFO log lines and the row count of every published table")
     i.set_defaults(func=cmd_ingest)

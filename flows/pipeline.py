@@ -406,5 +406,10 @@ def ingest_files(
                     store, con, run_id=run_id, source=source, payloads=[payload],
                     mode="replay", started_at=now(), observed_at=observed_at, force=force,
                 )
-        published = publish(data_dir, allow_shrink=allow_shrink or force) if rebuild else None
+        try:
+            published = (publish(data_dir, allow_shrink=allow_shrink or force) if rebuild
+                         else None)
+        except Exception as exc:  # the files were loaded: the caller still reports each one
+            exc.ingest_outcomes = outcomes  # type: ignore[attr-defined]
+            raise
     return outcomes, published

@@ -35,6 +35,9 @@ CURATED_TABLES = (
     # training feasibility and calibrated utilisation (issue 11)
     "scale_up_domains",
     "mfu_model",
+    # who sells an offer (issue 24): aggregators and marketplaces, sellers' other spellings
+    "providers",
+    "seller_names",
 )
 
 

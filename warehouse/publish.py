@@ -152,6 +152,10 @@ def shrink_of(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
                          "from previous.source_health as old "
                          "left join source_health as new on new.source = old.source "
                          "where old.rows_in_force > 0 "
+                         # the curated reference prices are in git, not in the raw layer:
+                         # fewer of them in force means newer first-hand observations
+                         # superseded them, never that data was lost
+                         "and old.source <> 'reference' "
                          "and coalesce(new.rows_in_force, 0) < ? * old.rows_in_force "
                          "order by old.source", [SHRINK_RATIO]).fetchall()]
         if "price_history" in tables:

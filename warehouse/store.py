@@ -346,7 +346,8 @@ class RawStore:
         by_stream = result.stream if (result.throughput or result.systems) else None
         if self.already_loaded(con, source, saved.sha256, by_stream):
             fid = self._insert_fetch(con, status="unchanged", **common)
-            self._confirm_snapshot(con, source, saved.sha256, fid, observed_at)
+            if observed_at_basis != "ingest_time":  # an undated replay confirms no day
+                self._confirm_snapshot(con, source, saved.sha256, fid, observed_at)
             return LoadOutcome(fid, source, result.stream, "unchanged")
 
         refusal = self._refusal(con, source, result, observed_at, mode, force)
@@ -392,7 +393,10 @@ class RawStore:
                     f"insert into price_observations ({', '.join(PRICE_COLUMNS)}) "
                     f"select {', '.join(PRICE_COLUMNS)} from _prices"
                 )
-                con.execute(_DAILY_UPSERT.format(relation="_prices"))
+                # a price without a date is no day's price: a file replayed without any
+                # date (basis ingest_time) stays out of the daily rollup (price_history)
+                if observed_at_basis != "ingest_time":
+                    con.execute(_DAILY_UPSERT.format(relation="_prices"))
                 con.unregister("_prices")
             # bulk inserts through a registered frame (executemany is row by row: seconds
             # for a few thousand spec rows)

@@ -17,6 +17,7 @@ observed_bases as (
 
     select * from int_price_bases
     where int_price_bases.basis_kind = 'observed'
+        and int_price_bases.min_gpus_per_instance = 1  -- every instance size
 
 ),
 

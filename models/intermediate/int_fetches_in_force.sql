@@ -7,6 +7,13 @@
 --   "Hostile input"; a raw layer written before may still hold one).
 -- * recency is observed_at (when the prices were true), then fetch_id, as in the loader: a
 --   backfill replayed today of an older payload does not displace newer data.
+-- * a price payload replayed from a file that states no date (observed_at_basis
+--   'ingest_time') has no recency: a dated good fetch of the same stream is always preferred to
+--   it, and where a stream has only undated good fetches, every one of them is in force (which
+--   is newer is unknown: never decided by the order or the names of the files ingested; the
+--   offers mart then keeps, per offer, the cheapest). observed_at_known says which kind is in
+--   force. Specs and measured results keep the ingest order (a republished result replaces
+--   its predecessor).
 -- * in force: the good fetch carrying the payload (sha256) of the latest successful fetch,
 --   else the latest good fetch. So a payload that comes back after another one (A, B, A: the
 --   loader records the second A as 'unchanged' and loads no rows) puts A's rows back in force.
@@ -22,9 +29,23 @@ fetches as (
 
 ),
 
+registered_sources as (
+
+    select * from stg_curated__sources
+
+),
+
 successful_fetches as (
 
-    select * from fetches
+    select
+        fetches.*,
+        fetches.observed_at_basis is distinct from 'ingest_time' as is_dated,
+        -- recency is known: a dated fetch, or any fetch of a spec or results source
+        fetches.observed_at_basis is distinct from 'ingest_time'
+        or coalesce(registered_sources.kind, 'prices') <> 'prices' as has_recency
+    from fetches
+    left join registered_sources
+        on registered_sources.source = fetches.source
     where fetches.status in ('ok', 'replayed', 'unchanged')
         and fetches.error_type is null
         and coalesce(fetches.observed_at, fetches.finished_at, fetches.started_at)
@@ -42,11 +63,12 @@ latest_successful as (
     qualify row_number() over (
         partition by successful_fetches.source, successful_fetches.stream
         order by
-            coalesce(
+            successful_fetches.has_recency desc,
+            case when successful_fetches.has_recency then coalesce(
                 successful_fetches.observed_at,
                 successful_fetches.finished_at,
                 successful_fetches.started_at
-            ) desc,
+            ) end desc nulls last,
             successful_fetches.fetch_id desc
     ) = 1
 
@@ -70,12 +92,17 @@ in_force as (
     qualify row_number() over (
         partition by good_fetches.source, good_fetches.stream
         order by
+            good_fetches.has_recency desc,
             coalesce(good_fetches.sha256 = latest_successful.sha256, false) desc,
-            coalesce(
+            case when good_fetches.has_recency then coalesce(
                 good_fetches.observed_at, good_fetches.finished_at, good_fetches.started_at
-            ) desc,
+            ) end desc nulls last,
             good_fetches.fetch_id desc
     ) = 1
+        -- a stream known only from undated price files: all of them
+        or not bool_or(good_fetches.has_recency) over (
+            partition by good_fetches.source, good_fetches.stream
+        )
 
 ),
 
@@ -105,6 +132,7 @@ final as (
         in_force.status,
         in_force.rows_loaded,
         in_force.observed_at,
+        in_force.is_dated as observed_at_known,
         in_force.finished_at as loaded_at,
         greatest(confirmations.confirmed_at, in_force.finished_at) as confirmed_at,
         greatest(confirmations.confirmed_observed_at, in_force.observed_at)

@@ -18,8 +18,19 @@
 --   (price_p10_per_hour / price_p90_per_hour, whole instance; price_per_hour is the median).
 -- * lineage: fetch_id (raw.fetches) and source_url: the URL the payload was fetched from, or
 --   for a payload replayed from a file the source's documented live endpoint; a reference
---   price's own source_url. observed_at_known is false for a file replayed without any date
---   (observed_at is then the time of the ingest, not of the price).
+--   price's own source_url.
+-- * a price without a date is not a current price: observed_at_known is false for an offer of a
+--   file replayed without any date; its observed_at, age_days and confirmed_at are then null
+--   (loaded_at says when it was loaded). Such an offer never supersedes anything, never covers
+--   a reference price, and is superseded by any dated first-hand or reference observation of
+--   the same provider, accelerator, GPU count and pricing model, whatever its date.
+-- * who sells it (catalog/providers.csv, seller_names.csv): seller is who runs the machine,
+--   provider who lists it. listing_kind: 'own' (the seller lists its own machines), 'resold'
+--   (an aggregator lists another provider's machine: the seller is read from the sku),
+--   'marketplace' (independent hosts behind one marketplace: the seller is the marketplace).
+--   A marketplace's on-demand listing is community capacity: pricing_model 'community'.
+-- * per-GPU memory that disagrees with the catalog's by more than 30% is corrected when it is
+--   the instance's total (divided by the GPU count it agrees), else left null.
 
 with
 
@@ -53,14 +64,61 @@ reference_prices as (
 
 ),
 
+listing_providers as (
+
+    select * from stg_curated__providers
+
+),
+
+seller_names as (
+
+    select * from stg_curated__seller_names
+
+),
+
+catalog_accelerators as (
+
+    select * from stg_curated__accelerators
+
+),
+
+scraped_listed as (
+
+    select
+        snapshots.*,
+        listing_providers.listing_kind as provider_listing_kind,
+        case
+            when listing_providers.listing_kind = 'aggregator'
+                then nullif(
+                    regexp_extract(lower(snapshots.sku), listing_providers.sku_seller_regex, 1),
+                    ''
+                )
+        end as resold_from
+    from snapshots
+    left join listing_providers
+        on listing_providers.provider = snapshots.provider
+
+),
+
 scraped_mapped as (
 
     select
         snapshots.source,
         snapshots.provider,
+        coalesce(seller_names.seller, snapshots.resold_from, snapshots.provider) as seller,
+        case
+            when snapshots.resold_from is not null then 'resold'
+            when snapshots.provider_listing_kind = 'marketplace' then 'marketplace'
+            else 'own'
+        end as listing_kind,
         snapshots.sku,
         snapshots.region,
-        snapshots.pricing_model,
+        case
+            when snapshots.provider_listing_kind = 'marketplace'
+                and snapshots.pricing_model = 'on_demand'
+                then 'community'
+            else snapshots.pricing_model
+        end as pricing_model,
         snapshots.os,
         snapshots.currency,
         snapshots.price_per_hour,
@@ -74,6 +132,8 @@ scraped_mapped as (
         snapshots.price_p90_per_hour,
         snapshots.observed_at,
         snapshots.confirmed_at,
+        fetches.finished_at as loaded_at,
+        fetches.observed_at_basis is distinct from 'ingest_time' as observed_at_known,
         snapshots.fetch_id,
         case
             when fetches.url like 'http%' then fetches.url
@@ -84,7 +144,9 @@ scraped_mapped as (
         name_map.mapped_by,
         case when snapshots.source = 'crosscheck' then 'crosscheck' else 'first_hand' end
             as source_kind
-    from snapshots
+    from scraped_listed as snapshots
+    left join seller_names
+        on seller_names.name = coalesce(snapshots.resold_from, snapshots.provider)
     left join name_map
         on name_map.provider = snapshots.provider
         and name_map.sku = snapshots.sku
@@ -108,8 +170,8 @@ first_hand_coverage as (
     where scraped_mapped.accelerator_id is not null
         and scraped_mapped.price_per_hour is not null
         and scraped_mapped.source_kind = 'first_hand'
-        -- a file replayed without any date is stamped with the ingest time: it covers what
-        -- it lists whatever the reference row's date
+        -- a price without a date covers no dated reference price
+        and scraped_mapped.observed_at_known
     group by all
 
 ),
@@ -119,6 +181,8 @@ reference_offers as (
     select
         'reference' as source,
         reference_prices.provider,
+        coalesce(seller_names.seller, reference_prices.provider) as seller,
+        'own' as listing_kind,
         reference_prices.sku,
         reference_prices.region,
         reference_prices.pricing_model,
@@ -135,6 +199,8 @@ reference_offers as (
         cast(null as double) as price_p90_per_hour,
         reference_prices.observed_at,
         reference_prices.observed_at as confirmed_at,
+        cast(null as timestamptz) as loaded_at,
+        true as observed_at_known,
         cast(null as bigint) as fetch_id,
         reference_prices.source_url,
         'payload' as observed_at_basis,
@@ -142,6 +208,8 @@ reference_offers as (
         'reference' as mapped_by,
         'reference' as source_kind
     from reference_prices
+    left join seller_names
+        on seller_names.name = reference_prices.provider
     anti join first_hand_coverage
         on first_hand_coverage.provider = reference_prices.provider
         and first_hand_coverage.accelerator_id = reference_prices.accelerator_id
@@ -171,6 +239,11 @@ deduplicated as (
         order by
             -- the reference catalog keeps a price's earlier observations: the newest is in force
             case when all_offers.source = 'reference' then all_offers.observed_at end
+                desc nulls last,
+            -- a dated observation before an undated one, the newest dated one first (two
+            -- streams of one source listing the same offer: RunPod's page and its API)
+            all_offers.observed_at_known desc,
+            case when all_offers.observed_at_known then all_offers.observed_at end
                 desc nulls last,
             all_offers.price_per_hour asc nulls last,
             all_offers.observed_at desc,
@@ -218,14 +291,17 @@ superseded as (
         and newer.gpu_count = older.gpu_count
         and newer.pricing_model = older.pricing_model
         and (newer.source <> older.source or older.source = 'reference')
-        and (older.region = '' or newer.region = older.region)
-        and newer.observed_at > older.observed_at + interval 1 day
+        and (
+            (older.region = '' or newer.region = older.region)
+            and newer.observed_at > older.observed_at + interval 1 day
+            -- an undated observation yields to any dated one, in any region
+            or not older.observed_at_known
+        )
     where older.source_kind in ('first_hand', 'reference')
         and newer.source_kind in ('first_hand', 'reference')
         and newer.price_per_hour is not null
-        -- a file replayed without any date is stamped with the ingest time: it supersedes
-        -- nothing (its observation date is unknown)
-        and newer.observed_at_basis is distinct from 'ingest_time'
+        -- a price without a date supersedes nothing (its observation date is unknown)
+        and newer.observed_at_known
 
 ),
 
@@ -249,6 +325,8 @@ final as (
         flagged.mapped_by,
         flagged.gpu_name_raw,
         flagged.provider,
+        flagged.seller,
+        flagged.listing_kind,
         flagged.sku,
         flagged.region,
         flagged.pricing_model,
@@ -269,7 +347,18 @@ final as (
                 then flagged.price_p90_per_hour / round(flagged.gpu_count)
         end as p90_price_per_gpu_hour,
         flagged.currency,
-        flagged.gpu_memory_gb,
+        case
+            when catalog_parts.memory_gb is null or flagged.gpu_memory_gb is null
+                then flagged.gpu_memory_gb
+            when flagged.gpu_memory_gb between catalog_parts.memory_gb / 1.3
+                    and catalog_parts.memory_gb * 1.3
+                then flagged.gpu_memory_gb
+            -- the instance's total where the source says per GPU (SkyPilot's GpuInfo)
+            when flagged.gpu_count >= 1
+                and flagged.gpu_memory_gb / flagged.gpu_count
+                    between catalog_parts.memory_gb / 1.3 and catalog_parts.memory_gb * 1.3
+                then flagged.gpu_memory_gb / flagged.gpu_count
+        end as gpu_memory_gb,
         flagged.vcpus,
         flagged.ram_gb,
         flagged.os,
@@ -277,17 +366,20 @@ final as (
         flagged.source_kind,
         flagged.fetch_id,
         flagged.source_url,
-        flagged.observed_at,
+        case when flagged.observed_at_known then flagged.observed_at end as observed_at,
         flagged.observed_at_basis,
-        flagged.observed_at_basis is distinct from 'ingest_time' as observed_at_known,
+        flagged.observed_at_known,
         -- age at the build; unknown (null) for a file replayed without any date
         case
-            when flagged.observed_at_basis is distinct from 'ingest_time'
+            when flagged.observed_at_known
                 then round(date_diff('second', flagged.observed_at, current_timestamp)
                     / 86400.0, 1)
         end as age_days,
-        flagged.confirmed_at
+        case when flagged.observed_at_known then flagged.confirmed_at end as confirmed_at,
+        flagged.loaded_at
     from current_offers as flagged
+    left join catalog_accelerators as catalog_parts
+        on catalog_parts.accelerator_id = flagged.accelerator_id
 
 )
 

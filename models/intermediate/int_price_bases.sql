@@ -11,6 +11,13 @@
 --   (assumptions cud_discount_<provider>_<term>);
 -- * lineage: the provider, source, sku, region, fetch_id and source_url of the price behind
 --   the basis (null for the median, which names no single offer).
+-- * a price without a date is not a current price: the bases are taken over the sellers behind
+--   gpu_prices' statistics (int_provider_prices.in_statistics: the dated ones whenever one
+--   exists); observed_at_known is false only where every price of the accelerator is undated.
+-- * the size of the job: one set of bases per min_gpus_per_instance (1, 2, 4, 8): the offers
+--   whose instance holds at least that many GPUs (int_provider_prices). 1 is every offer (the
+--   price_bases mart); an 8-GPU run is priced at the bases of 8 (price_bases_by_size).
+-- * gpu_count: GPUs per instance of the offer behind the basis (null for the median).
 -- The 'owned' basis (a cost, not a price) is added by the price_bases mart.
 
 with
@@ -18,7 +25,7 @@ with
 provider_prices as (
 
     select * from int_provider_prices
-    where not int_provider_prices.is_crosscheck
+    where int_provider_prices.in_statistics
 
 ),
 
@@ -31,6 +38,7 @@ assumptions as (
 minimums as (
 
     select
+        provider_prices.min_gpus_per_instance,
         provider_prices.accelerator_id,
         provider_prices.pricing_model || '_min' as price_basis,
         provider_prices.pricing_model,
@@ -43,6 +51,8 @@ minimums as (
         provider_prices.source_url,
         provider_prices.n_providers,
         provider_prices.observed_at,
+        provider_prices.observed_at_known,
+        provider_prices.gpu_count,
         'observed' as basis_kind,
         'observed ' || provider_prices.pricing_model || ' price' as basis_note
     from provider_prices
@@ -56,6 +66,7 @@ minimums as (
 on_demand_medians as (
 
     select
+        provider_prices.min_gpus_per_instance,
         provider_prices.accelerator_id,
         'on_demand_median' as price_basis,
         'on_demand' as pricing_model,
@@ -69,11 +80,13 @@ on_demand_medians as (
         count(*) as n_providers,
         -- the oldest price behind the median: the basis is at least this fresh
         min(provider_prices.observed_at) as observed_at,
+        bool_and(provider_prices.observed_at_known) as observed_at_known,
+        cast(null as double) as gpu_count,
         'observed' as basis_kind,
         'median of ' || count(*) || ' providers'' cheapest on_demand prices' as basis_note
     from provider_prices
     where provider_prices.pricing_model = 'on_demand'
-    group by provider_prices.accelerator_id
+    group by provider_prices.min_gpus_per_instance, provider_prices.accelerator_id
 
 ),
 
@@ -97,6 +110,7 @@ discounted as (
 estimates as (
 
     select
+        discounted.min_gpus_per_instance,
         discounted.accelerator_id,
         'reserved_' || discounted.term || '_cud_est' as price_basis,
         'reserved_' || discounted.term as pricing_model,
@@ -108,18 +122,23 @@ estimates as (
         discounted.fetch_id,
         discounted.source_url,
         count(*) over (
-            partition by discounted.accelerator_id, discounted.term
+            partition by
+                discounted.min_gpus_per_instance, discounted.accelerator_id, discounted.term
         ) as n_providers,
         discounted.observed_at,
+        discounted.observed_at_known,
+        discounted.gpu_count,
         'estimated' as basis_kind,
         'on-demand less ' || cast(round(discounted.discount * 100) as integer)
             || '% (' || discounted.assumption_key || ')' as basis_note
     from discounted
     anti join minimums
-        on minimums.accelerator_id = discounted.accelerator_id
+        on minimums.min_gpus_per_instance = discounted.min_gpus_per_instance
+        and minimums.accelerator_id = discounted.accelerator_id
         and minimums.price_basis = 'reserved_' || discounted.term || '_min'
     qualify row_number() over (
-        partition by discounted.accelerator_id, discounted.term
+        partition by
+            discounted.min_gpus_per_instance, discounted.accelerator_id, discounted.term
         order by discounted.discounted_price, discounted.provider
     ) = 1
 
@@ -136,6 +155,7 @@ final as (
 )
 
 select
+    final.min_gpus_per_instance,
     final.accelerator_id,
     final.price_basis,
     final.pricing_model,
@@ -149,7 +169,9 @@ select
     final.fetch_id,
     final.source_url,
     final.n_providers,
+    final.gpu_count,
     final.observed_at,
+    final.observed_at_known,
     final.basis_note
 from final
 where final.price_per_gpu_hour > 0

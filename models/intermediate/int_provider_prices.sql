@@ -1,16 +1,42 @@
--- one row per accelerator x pricing_model x provider: that provider's cheapest per-GPU
--- offer in force (USD, whole GPUs, known price), across all its sources, regions and skus.
--- A first-hand or reference offer always wins over a crosscheck one (curated public tables
--- never override): a provider is is_crosscheck only when no other source prices it.
--- provider_rank orders the non-crosscheck providers of one accelerator x pricing_model,
--- cheapest first (null for crosscheck providers); n_providers counts those providers,
--- n_providers_crosscheck the providers known only from crosscheck tables.
+-- one row per accelerator x pricing_model x seller: that seller's offer in force (USD, whole
+-- GPUs, known price) that stands for it, across every provider listing it (its own listing,
+-- an aggregator's resale, a reference price) and all their sources, regions and skus.
+-- * each seller is counted once: a dated offer before an undated one, the seller's own listing
+--   before a resold one, then the cheapest per GPU. A first-hand or reference offer always wins
+--   over a crosscheck one (curated public tables never override): a seller is is_crosscheck
+--   only when no other source prices it.
+-- * a price without a date is not a current price: in_statistics is true for the dated sellers
+--   of an accelerator x pricing_model, or for its undated ones when no seller has a dated
+--   price; provider_rank orders the in_statistics sellers, cheapest first (null otherwise);
+--   n_providers counts them, n_providers_undated the undated sellers left out beside dated
+--   ones, n_providers_crosscheck the sellers known only from crosscheck tables.
+-- * provider is who lists the chosen offer (an aggregator for a resold one), seller who runs it.
+-- * the size of the job: min_gpus_per_instance (1, 2, 4, 8) keeps only offers whose instance
+--   holds at least that many GPUs; 1 is every offer (gpu_prices). A multi-GPU run is priced at
+--   its size (int_price_bases, price_bases_by_size).
 
 with
 
 offers as (
 
     select * from int_offers_mapped
+
+),
+
+instance_sizes as (
+
+    select unnest([1, 2, 4, 8]) as min_gpus_per_instance
+
+),
+
+sized_offers as (
+
+    select
+        offers.*,
+        instance_sizes.min_gpus_per_instance
+    from offers
+    inner join instance_sizes
+        on offers.gpu_count >= instance_sizes.min_gpus_per_instance
 
 ),
 
@@ -21,31 +47,51 @@ priced_offers as (
         offers.source_kind = 'crosscheck' as is_crosscheck,
         count(*) over (
             partition by
+                offers.min_gpus_per_instance,
                 offers.accelerator_id,
                 offers.pricing_model,
-                offers.provider,
+                offers.seller,
                 offers.source_kind = 'crosscheck'
         ) as n_offers,
         row_number() over (
-            partition by offers.accelerator_id, offers.pricing_model, offers.provider
+            partition by
+                offers.min_gpus_per_instance,
+                offers.accelerator_id,
+                offers.pricing_model,
+                offers.seller
             order by
                 offers.source_kind = 'crosscheck',
+                offers.observed_at_known desc,
+                offers.listing_kind = 'resold',
                 offers.price_per_gpu_hour,
                 offers.observed_at desc,
                 offers.source,
                 offers.sku,
                 offers.region
         ) as offer_rank
-    from offers
+    from sized_offers as offers
     where offers.accelerator_id is not null
         and offers.currency = 'USD'
         and offers.price_per_gpu_hour is not null
 
 ),
 
-cheapest_per_provider as (
+seller_offers as (
 
-    select * from priced_offers
+    select
+        priced_offers.*,
+        not priced_offers.is_crosscheck
+        and (
+            priced_offers.observed_at_known
+            or not coalesce(bool_or(priced_offers.observed_at_known)
+                filter (where not priced_offers.is_crosscheck) over (
+                    partition by
+                        priced_offers.min_gpus_per_instance,
+                        priced_offers.accelerator_id,
+                        priced_offers.pricing_model
+                ), false)
+        ) as in_statistics
+    from priced_offers
     where priced_offers.offer_rank = 1
 
 ),
@@ -53,9 +99,13 @@ cheapest_per_provider as (
 final as (
 
     select
+        cheapest_per_provider.min_gpus_per_instance,
         cheapest_per_provider.accelerator_id,
         cheapest_per_provider.pricing_model,
         cheapest_per_provider.provider,
+        cheapest_per_provider.seller,
+        cheapest_per_provider.listing_kind,
+        cheapest_per_provider.gpu_count,
         cheapest_per_provider.price_per_gpu_hour,
         cheapest_per_provider.currency,
         cheapest_per_provider.source,
@@ -69,25 +119,42 @@ final as (
         cheapest_per_provider.age_days,
         cheapest_per_provider.observed_at,
         cheapest_per_provider.n_offers,
-        count(*) filter (where not cheapest_per_provider.is_crosscheck) over (
-            partition by cheapest_per_provider.accelerator_id, cheapest_per_provider.pricing_model
+        cheapest_per_provider.in_statistics,
+        count(*) filter (where cheapest_per_provider.in_statistics) over (
+            partition by
+                cheapest_per_provider.min_gpus_per_instance,
+                cheapest_per_provider.accelerator_id,
+                cheapest_per_provider.pricing_model
         ) as n_providers,
+        count(*) filter (
+            where not cheapest_per_provider.is_crosscheck
+                and not cheapest_per_provider.in_statistics
+        ) over (
+            partition by
+                cheapest_per_provider.min_gpus_per_instance,
+                cheapest_per_provider.accelerator_id,
+                cheapest_per_provider.pricing_model
+        ) as n_providers_undated,
         count(*) filter (where cheapest_per_provider.is_crosscheck) over (
-            partition by cheapest_per_provider.accelerator_id, cheapest_per_provider.pricing_model
+            partition by
+                cheapest_per_provider.min_gpus_per_instance,
+                cheapest_per_provider.accelerator_id,
+                cheapest_per_provider.pricing_model
         ) as n_providers_crosscheck,
         case
-            when not cheapest_per_provider.is_crosscheck
+            when cheapest_per_provider.in_statistics
                 then row_number() over (
                     partition by
+                        cheapest_per_provider.min_gpus_per_instance,
                         cheapest_per_provider.accelerator_id,
                         cheapest_per_provider.pricing_model,
-                        cheapest_per_provider.is_crosscheck
+                        cheapest_per_provider.in_statistics
                     order by
                         cheapest_per_provider.price_per_gpu_hour,
-                        cheapest_per_provider.provider
+                        cheapest_per_provider.seller
                 )
         end as provider_rank
-    from cheapest_per_provider
+    from seller_offers as cheapest_per_provider
 
 )
 

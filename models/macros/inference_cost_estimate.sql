@@ -10,6 +10,9 @@
 --   summed bandwidth (x inference_bandwidth_utilisation) and peak (x the training MFU default).
 -- * prefill is compute-bound: 2 x params_active FLOPs per input token at the same utilisation.
 -- * USD per million output / input tokens = n_gpus x price per GPU-hour over the tokens made.
+-- * a rental basis is taken at the replica's size (price_bases_by_size): offers whose instance
+--   holds at least n_gpus rounded up to 1, 2, 4 or 8 (gpus_per_instance); where none exists,
+--   the closest smaller size (basis_gpu_count says which).
 -- Peaks at `precision` fall back to the next precision the chip computes in (fp4 on H100 ->
 -- fp8). accelerator: an id or any spelling in accelerator_aliases; null = every accelerator.
 
@@ -144,6 +147,26 @@ timed as (
 
 bases as (
 
+    -- rental bases per instance size (an offer of at least basis_min_gpus GPUs)
+    select
+        sized.accelerator_id as basis_accelerator_id,
+        sized.price_basis as basis_name,
+        sized.provider as basis_provider,
+        sized.basis_kind,
+        sized.source as basis_source,
+        sized.sku as basis_sku,
+        sized.region as basis_region,
+        sized.fetch_id as basis_fetch_id,
+        sized.source_url as basis_source_url,
+        sized.price_per_gpu_hour as basis_price,
+        sized.observed_at as basis_observed_at,
+        sized.min_gpus_per_instance as basis_min_gpus,
+        sized.gpu_count as basis_gpu_count
+    from price_bases_by_size as sized
+
+    union all by name
+
+    -- costs that are not an instance offer: owned, the analyst's rates
     select
         price_bases.accelerator_id as basis_accelerator_id,
         price_bases.price_basis as basis_name,
@@ -157,6 +180,7 @@ bases as (
         price_bases.price_per_gpu_hour as basis_price,
         price_bases.observed_at as basis_observed_at
     from price_bases
+    where price_bases.source in ('ownership_cost', 'analyst')
 
     union all by name
 
@@ -221,6 +245,8 @@ select
     bases.basis_price as price_per_gpu_hour,
     'USD' as currency,
     bases.basis_observed_at as observed_at,
+    timed.gpus_per_instance,
+    bases.basis_gpu_count,
     usd_per_million_tokens(
         bases.basis_price * timed.replica_gpus, timed.arg_batch_size / timed.step_seconds
     ) as usd_per_million_output_tokens,
@@ -228,6 +254,23 @@ select
         bases.basis_price * timed.replica_gpus, timed.prefill_tokens_per_second
     ) as usd_per_million_input_tokens
 
-from timed
+from (
+    select
+        timed.*,
+        -- the GPUs one rented instance must hold: the replica's, rounded up to 1, 2, 4 or 8
+        case
+            when coalesce(timed.replica_gpus, 1) <= 1 then 1
+            when timed.replica_gpus <= 2 then 2
+            when timed.replica_gpus <= 4 then 4
+            else 8
+        end as gpus_per_instance
+    from timed
+) as timed
 left join bases
     on bases.basis_accelerator_id = timed.accelerator_id
+    and (bases.basis_min_gpus is null or bases.basis_min_gpus <= timed.gpus_per_instance)
+-- per basis, the offers of the replica's size, else the closest smaller size
+qualify row_number() over (
+    partition by timed.accelerator_id, bases.basis_name
+    order by bases.basis_min_gpus desc nulls last
+) = 1

@@ -7,6 +7,11 @@
 -- compute_gpu_hours / goodput; wall_clock_days = gpu_hours / n_gpus / 24.
 -- cost_usd = gpu_hours x price_per_gpu_hour for every basis in price_bases (cheapest and median
 -- on-demand, spot, community, committed, owned) plus 'given' when price_per_gpu_hour is passed.
+-- A rental basis is taken at the size of the job (price_bases_by_size): gpus_per_node, the GPUs
+-- one instance must hold, is the run's GPU count rounded up to 1, 2, 4 or 8 (the model-parallel
+-- group at least; 8 when the run is not given n_gpus or spans several nodes: full 8-GPU
+-- nodes); where no offer of that size exists the closest smaller one is used and
+-- basis_fits_node is false (basis_note says so).
 -- energy_mwh = training_energy_mwh(gpu_hours, ...), peak_cluster_power_mw at full load,
 -- usd_per_million_tokens = cost_usd / tokens x 1e6.
 -- accelerator: an id or any spelling in accelerator_aliases ("H100 SXM", "TPU v5p"); null =
@@ -406,6 +411,27 @@ feasibility as (
 
 bases as (
 
+    -- rental bases per instance size (an offer of at least basis_min_gpus GPUs)
+    select
+        sized.accelerator_id as basis_accelerator_id,
+        sized.price_basis as basis_name,
+        sized.provider as basis_provider,
+        sized.basis_kind,
+        sized.source as basis_source,
+        sized.sku as basis_sku,
+        sized.region as basis_region,
+        sized.fetch_id as basis_fetch_id,
+        sized.source_url as basis_source_url,
+        sized.price_per_gpu_hour as basis_price,
+        sized.observed_at as basis_observed_at,
+        sized.basis_note,
+        sized.min_gpus_per_instance as basis_min_gpus,
+        sized.gpu_count as basis_gpu_count
+    from price_bases_by_size as sized
+
+    union all by name
+
+    -- costs that are not an instance offer: owned, the analyst's rates
     select
         price_bases.accelerator_id as basis_accelerator_id,
         price_bases.price_basis as basis_name,
@@ -420,6 +446,7 @@ bases as (
         price_bases.observed_at as basis_observed_at,
         price_bases.basis_note
     from price_bases
+    where price_bases.source in ('ownership_cost', 'analyst')
 
     union all by name
 
@@ -475,7 +502,17 @@ select
     bases.basis_price as price_per_gpu_hour,
     'USD' as currency,
     bases.basis_observed_at as observed_at,
-    bases.basis_note,
+    bases.basis_note
+        || case
+            when bases.basis_gpu_count < billed.run_gpus_per_node
+                then '; no ' || bases.basis_name || ' offer of ' || billed.run_gpus_per_node
+                    || ' or more GPUs per instance: the closest, a '
+                    || printf('%g', bases.basis_gpu_count) || '-GPU instance'
+            else ''
+        end as basis_note,
+    billed.run_gpus_per_node as gpus_per_node,
+    bases.basis_gpu_count,
+    bases.basis_gpu_count >= billed.run_gpus_per_node as basis_fits_node,
     billed.run_gpu_hours * bases.basis_price as cost_usd,
     billed.run_gpu_hours * bases.basis_price / billed.run_tokens * 1e6 as usd_per_million_tokens,
 
@@ -515,6 +552,27 @@ select
     peak_cluster_power_mw(billed.arg_n_gpus, billed.tdp_w, billed.run_power_ratio, billed.arg_pue)
         as peak_cluster_power_mw
 
-from feasibility as billed
+from (
+    select
+        feasibility.*,
+        -- the GPUs one instance must hold: the run's GPUs (at least its model-parallel group)
+        -- rounded up to 1, 2, 4 or 8; 8 (full nodes) when the cluster is not given
+        case
+            when greatest(coalesce(feasibility.arg_n_gpus, 8),
+                    coalesce(feasibility.run_min_gpus, 1)) <= 1 then 1
+            when greatest(coalesce(feasibility.arg_n_gpus, 8),
+                    coalesce(feasibility.run_min_gpus, 1)) <= 2 then 2
+            when greatest(coalesce(feasibility.arg_n_gpus, 8),
+                    coalesce(feasibility.run_min_gpus, 1)) <= 4 then 4
+            else 8
+        end as run_gpus_per_node
+    from feasibility
+) as billed
 left join bases
     on bases.basis_accelerator_id = billed.accelerator_id
+    and (bases.basis_min_gpus is null or bases.basis_min_gpus <= billed.run_gpus_per_node)
+-- per basis, the offers of the size the run needs, else the closest smaller size
+qualify row_number() over (
+    partition by billed.accelerator_id, bases.basis_name
+    order by bases.basis_min_gpus desc nulls last
+) = 1

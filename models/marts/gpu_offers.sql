@@ -15,12 +15,22 @@
 --   vcpus [vCPUs]: virtual CPUs of the instance
 --   ram_gb [GB]: host RAM of the instance
 --   os: operating system the price is for (linux)
+--   seller: who runs the machine: the provider itself, or for an aggregator's resale the
+--     provider it resells (read from the sku); canonical names (catalog/seller_names.csv)
+--   listing_kind: own (the seller lists its own machines) | resold (an aggregator lists
+--     another provider's machine) | marketplace (independent hosts behind one marketplace:
+--     priced as community, never on_demand); catalog/providers.csv
 --   observed_at_known: false for an offer from a file replayed without any date (no
---     --observed-at, no date in the payload or its name): observed_at is then the time of
---     the ingest, and age_days is null (unknown), never "fresh"
+--     --observed-at, no date in the payload or its name): observed_at, age_days and
+--     confirmed_at are then null (unknown), never "fresh"; such an offer is never the
+--     cheapest or a price basis while a dated price of the accelerator exists
+--   observed_at [timestamp (UTC)]: when the price was observed (the page, payload or fetch
+--     date); null when unknown
 --   age_days [days]: age of the observation at the build; null when observed_at_known is false
 --   confirmed_at [timestamp (UTC)]: the last time a fetch saw this same payload (an unchanged
---     refetch confirms the price is still listed)
+--     refetch confirms the price is still listed); null when observed_at_known is false
+--   loaded_at [timestamp (UTC)]: when the payload was loaded (fetched or ingested); null for a
+--     reference price
 --   offer_count [offers]: marketplace offers aggregated into the row (Vast: the host offers of this
 --     GPU model and GPU count); null for price lists
 --   p10_price_per_gpu_hour [USD per GPU-hour (in currency)]: 10th-percentile offer of a marketplace
@@ -42,6 +52,8 @@ final as (
         offers.accelerator_id,
         offers.gpu_name_raw,
         offers.provider,
+        offers.seller,
+        offers.listing_kind,
         offers.sku,
         offers.region,
         offers.pricing_model,
@@ -64,7 +76,8 @@ final as (
         offers.observed_at,
         offers.observed_at_known,
         offers.age_days,
-        offers.confirmed_at
+        offers.confirmed_at,
+        offers.loaded_at
     from offers
 
 )

@@ -1,6 +1,13 @@
--- one row per accelerator x pricing_model: per-GPU hourly prices across providers (USD, whole
--- GPUs, offers in force). Each provider counts once, at its cheapest offer; min / p25 / median
--- are taken over those per-provider prices (quantile_cont), and the cheapest is named.
+-- one row per accelerator x pricing_model: per-GPU hourly prices across sellers (USD, whole
+-- GPUs, offers in force). Each seller (who runs the machine) counts once, however many
+-- providers list it (its own page, an aggregator's resale): at its dated offer when it has one,
+-- its own listing before a resold one, then its cheapest (int_provider_prices); min / p25 /
+-- median are taken over those per-seller prices (quantile_cont), and the cheapest is named.
+--
+-- A price without a date is not a current price: when any seller has a dated price, the
+-- statistics and the cheapest are over the dated sellers only (undated ones are counted in
+-- n_providers_undated); only when no seller has a dated price are they over the undated ones,
+-- and observed_at_known is false.
 --
 -- Curated crosscheck tables never move these statistics: they are computed over first-hand
 -- and reference prices only (n_providers). Providers known only from a crosscheck table are
@@ -13,8 +20,12 @@
 --   currency: always USD (non-USD offers are left out)
 --   n_offers [offers]: first-hand and reference offers in force behind the statistics, across
 --     providers
---   n_providers [providers]: providers with at least one first-hand or reference offer in force
---     (the providers behind the statistics)
+--   n_providers [providers]: sellers behind the statistics (first-hand or reference offers in
+--     force; dated ones when any seller has a dated price), each counted once
+--   n_providers_undated [providers]: sellers with only an undated price, left out of the
+--     statistics because other sellers have dated ones
+--   cheapest_seller: who runs the cheapest machine (cheapest_provider lists it)
+--   observed_at_known: false when the statistics rest on undated prices only
 --   min_price_per_gpu_hour [USD per GPU-hour]: cheapest provider's price
 --   p25_price_per_gpu_hour [USD per GPU-hour]: 25th percentile over the providers' cheapest prices
 --   median_price_per_gpu_hour [USD per GPU-hour]: median over the providers' cheapest prices
@@ -36,14 +47,16 @@
 --     n_providers_crosscheck
 --   crosscheck_median_price_per_gpu_hour [USD per GPU-hour]: median over the crosscheck-only
 --     providers' cheapest prices; null when there are none
---   providers: the providers with a price, comma-separated, first-hand and reference ones first; a
---     crosscheck-only provider is marked "(crosscheck)"
+--   providers: the sellers with a price, comma-separated, those behind the statistics first; a
+--     seller priced only without a date is marked "(undated)", a crosscheck-only one
+--     "(crosscheck)"
 
 with
 
 provider_prices as (
 
     select * from int_provider_prices
+    where int_provider_prices.min_gpus_per_instance = 1  -- every instance size
 
 ),
 
@@ -54,26 +67,36 @@ statistics as (
         provider_prices.pricing_model,
         'USD' as currency,
         coalesce(
-            cast(sum(provider_prices.n_offers) filter (where not provider_prices.is_crosscheck)
+            cast(sum(provider_prices.n_offers) filter (where provider_prices.in_statistics)
                 as bigint),
             0
         ) as n_offers,
-        count(*) filter (where not provider_prices.is_crosscheck) as n_providers,
+        count(*) filter (where provider_prices.in_statistics) as n_providers,
+        count(*) filter (
+            where not provider_prices.is_crosscheck and not provider_prices.in_statistics
+        ) as n_providers_undated,
         count(*) filter (where provider_prices.is_crosscheck) as n_providers_crosscheck,
         count(*) as n_providers_listed,
         min(provider_prices.price_per_gpu_hour)
-            filter (where not provider_prices.is_crosscheck) as min_price_per_gpu_hour,
+            filter (where provider_prices.in_statistics) as min_price_per_gpu_hour,
         quantile_cont(provider_prices.price_per_gpu_hour, 0.25)
-            filter (where not provider_prices.is_crosscheck) as p25_price_per_gpu_hour,
+            filter (where provider_prices.in_statistics) as p25_price_per_gpu_hour,
         quantile_cont(provider_prices.price_per_gpu_hour, 0.5)
-            filter (where not provider_prices.is_crosscheck) as median_price_per_gpu_hour,
+            filter (where provider_prices.in_statistics) as median_price_per_gpu_hour,
         quantile_cont(provider_prices.price_per_gpu_hour, 0.5)
             filter (where provider_prices.is_crosscheck) as crosscheck_median_price_per_gpu_hour,
         string_agg(
-            provider_prices.provider
-            || case when provider_prices.is_crosscheck then ' (crosscheck)' else '' end,
+            provider_prices.seller
+            || case
+                when provider_prices.is_crosscheck then ' (crosscheck)'
+                when not provider_prices.in_statistics then ' (undated)'
+                else ''
+            end,
             ', '
-            order by provider_prices.is_crosscheck, provider_prices.provider
+            order by
+                provider_prices.is_crosscheck,
+                not provider_prices.in_statistics,
+                provider_prices.seller
         ) as providers
     from provider_prices
     group by provider_prices.accelerator_id, provider_prices.pricing_model
@@ -95,6 +118,7 @@ final as (
         statistics.currency,
         statistics.n_offers,
         statistics.n_providers,
+        statistics.n_providers_undated,
         statistics.n_providers_crosscheck,
         statistics.n_providers_listed,
         statistics.min_price_per_gpu_hour,
@@ -102,6 +126,7 @@ final as (
         statistics.median_price_per_gpu_hour,
         statistics.crosscheck_median_price_per_gpu_hour,
         cheapest.provider as cheapest_provider,
+        cheapest.seller as cheapest_seller,
         cheapest.sku as cheapest_sku,
         cheapest.region as cheapest_region,
         cheapest.source as cheapest_source,
@@ -111,6 +136,7 @@ final as (
         cheapest.fetch_id,
         cheapest.source_url,
         cheapest.observed_at,
+        cheapest.observed_at_known,
         cheapest.age_days,
         statistics.providers
     from statistics

@@ -42,6 +42,11 @@
 --     (price_bases.basis_kind)
 --   sku: the offer behind the price basis (price_bases.sku)
 --   price_per_gpu_hour [USD per GPU-hour]: the price basis' price of one GPU-hour
+--   gpus_per_instance [GPUs]: the GPUs one rented instance must hold: the replica's n_gpus
+--     rounded up to 1, 2, 4 or 8; rental bases are taken over offers of at least that size
+--     (price_bases_by_size), else the closest smaller size
+--   basis_gpu_count [GPUs]: GPUs per instance of the offer behind the basis; null for the
+--     median, owned, analyst and given bases
 --   observed_at [timestamp (UTC)]: when the basis price was observed (price_bases.observed_at);
 --     null for owned
 --   usd_per_million_input_tokens [USD per million tokens]: prefill cost of one million input

@@ -38,7 +38,14 @@
 --   price_per_gpu_hour [USD per GPU-hour]: the basis price of one accelerator-hour
 --   price_observed_at [timestamp (UTC)]: when the price was observed; null for owned
 --   price_source_url: where the price was read (price_bases.source_url)
---   basis_note: how the basis price was formed (price_bases.basis_note)
+--   basis_note: how the basis price was formed (price_bases.basis_note); says when no offer of
+--     the system's size exists and which size was used instead
+--   gpus_per_instance [GPUs]: the GPUs one rented instance must hold to run the system: its
+--     accelerators per node rounded up to 1, 2, 4 or 8; rental bases are taken over offers of
+--     at least that size (price_bases_by_size)
+--   basis_gpu_count [GPUs]: GPUs per instance of the offer behind the basis; null for the median,
+--     owned and analyst bases
+--   basis_fits_system: whether that offer holds gpus_per_instance GPUs; null where no offer
 --   display_rank: which basis is shown when one price per result is shown (the report,
 --     `estimate --inference`), lowest first: 0 an observed rental, 1 the owned cost, 2 the
 --     analyst's 3-year rental survey (rental_3y_survey); null for the other bases
@@ -61,7 +68,12 @@ measured as (
 
 bases as (
 
+    -- rental bases per instance size, and the costs that are not an instance offer (owned,
+    -- the analyst's rates)
+    select * from price_bases_by_size
+    union all by name
     select * from price_bases
+    where price_bases.source in ('ownership_cost', 'analyst')
 
 ),
 
@@ -104,7 +116,17 @@ final as (
         bases.price_per_gpu_hour,
         bases.observed_at as price_observed_at,
         bases.source_url as price_source_url,
-        bases.basis_note,
+        bases.basis_note
+            || case
+                when bases.gpu_count < measured.gpus_per_instance
+                    then '; no ' || bases.price_basis || ' offer of '
+                        || measured.gpus_per_instance || ' or more GPUs per instance: the '
+                        || 'closest, a ' || printf('%g', bases.gpu_count) || '-GPU instance'
+                else ''
+            end as basis_note,
+        measured.gpus_per_instance,
+        bases.gpu_count as basis_gpu_count,
+        bases.gpu_count >= measured.gpus_per_instance as basis_fits_system,
         case
             when bases.basis_kind = 'observed' then 0
             when bases.price_basis = 'owned' then 1
@@ -120,11 +142,31 @@ final as (
         measured.fetch_id,
         measured.source_url
 
-    from measured
+    from (
+        select
+            measured.*,
+            -- the system is priced at offers of its own node: its accelerators per node rounded
+            -- up to 1, 2, 4 or 8
+            case
+                when coalesce(measured.accelerators_per_node, 1) <= 1 then 1
+                when measured.accelerators_per_node <= 2 then 2
+                when measured.accelerators_per_node <= 4 then 4
+                else 8
+            end as gpus_per_instance,
+            row_number() over () as measured_row
+        from measured
+    ) as measured
     left join bases
         on bases.accelerator_id = measured.accelerator_id
+        and (bases.min_gpus_per_instance is null
+            or bases.min_gpus_per_instance <= measured.gpus_per_instance)
     left join accelerator_specs
         on accelerator_specs.accelerator_id = measured.accelerator_id
+    -- per basis, the offers of the system's size, else the closest smaller size
+    qualify row_number() over (
+        partition by measured.measured_row, bases.price_basis
+        order by bases.min_gpus_per_instance desc nulls last
+    ) = 1
 
 )
 

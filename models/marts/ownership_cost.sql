@@ -64,6 +64,7 @@ accelerator_inputs as (
 rental_bases as (
 
     select * from int_price_bases
+    where int_price_bases.min_gpus_per_instance = 1  -- every instance size
 
 ),
 

@@ -41,12 +41,20 @@
 --     price the hardware cost is a share of (catalog/system_prices.csv), null for a chip price
 --   basis_note: how the basis price was formed ('observed on_demand price', 'on-demand less 41%
 --     (cud_discount_aws_1y)', ...)
+--   gpu_count [GPUs]: GPUs per instance of the offer behind the basis (an 8-GPU machine's
+--     per-GPU price, ...); null for on_demand_median, owned and analyst bases. Bases at the size
+--     of a multi-GPU job: price_bases_by_size
+--   observed_at_known: false when every price of the accelerator for that pricing model is
+--     undated (a file replayed without any date): the basis is then marked, never current; null
+--     for owned and analyst bases
 
 with
 
 bases as (
 
-    select * from int_price_bases
+    -- every instance size; price_bases_by_size holds the bases per instance size
+    select * exclude (min_gpus_per_instance) from int_price_bases
+    where int_price_bases.min_gpus_per_instance = 1
 
 ),
 
@@ -151,7 +159,9 @@ select
     final.fetch_id,
     final.source_url,
     final.n_providers,
+    final.gpu_count,
     final.observed_at,
+    final.observed_at_known,
     final.basis_note
 from final
 order by

@@ -76,7 +76,16 @@
 --   price_per_gpu_hour [USD per GPU-hour]: the price basis' price of one GPU-hour
 --   observed_at [timestamp (UTC)]: when the basis price was observed (price_bases.observed_at);
 --     null for owned and given
---   basis_note: how the basis price was formed (price_bases.basis_note)
+--   basis_note: how the basis price was formed (price_bases.basis_note); says when no offer of
+--     the size the run needs exists and which size was used instead
+--   gpus_per_node [GPUs]: the GPUs one rented instance must hold for this run: its GPU count (at
+--     least its model-parallel group) rounded up to 1, 2, 4 or 8; 8 (full nodes) when the run
+--     spans several nodes or names no cluster size. Rental bases are taken over offers of at
+--     least that size (price_bases_by_size)
+--   basis_gpu_count [GPUs]: GPUs per instance of the offer behind the basis; null for the
+--     median, owned, analyst and given bases
+--   basis_fits_node: whether that offer holds gpus_per_node GPUs (false: no offer of that size,
+--     the closest smaller one is used); null where no offer is behind the basis
 --   cost_usd [USD]: gpu_hours x price_per_gpu_hour
 --   usd_per_million_tokens [USD per million tokens]: cost_usd / tokens x 10^6
 --   energy_mwh [MWh]: facility energy of the run: gpu_hours x tdp_w x server_to_chip_power x

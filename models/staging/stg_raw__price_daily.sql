@@ -1,12 +1,20 @@
 -- one row per UTC day x offer key (source x provider x sku x region x pricing_model x os):
 -- the daily rollup the loader maintains (raw.price_daily). price_per_hour is the last price
 -- seen that day (whole instance); zero or negative prices are unknown (null), never free.
+-- A price without a date is no day's price: a day whose last fetch is a file replayed without
+-- any date (observed_at_basis ingest_time; the loader no longer rolls those up, a raw layer
+-- written before may hold some) is left out.
 
 with
 
 source as (
 
     select * from raw.price_daily
+    where not exists (
+        select 1 from raw.fetches
+        where fetches.fetch_id = price_daily.last_fetch_id
+            and fetches.observed_at_basis = 'ingest_time'
+    )
 
 ),
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -116,7 +117,7 @@ def test_refresh_strict_progress_and_sources(live, monkeypatch, capsys):
     monkeypatch.setattr(progress, "for_terminal", lambda stream=None: real(tty))
     assert cli.main(["refresh", "--no-prefect", "--strict", "--kind", "prices"]) == 3
     out = capsys.readouterr().out
-    assert "lambda         live" in out and "published" in out
+    assert re.search(r"^\s+lambda\s+live\b", out, re.M) and "published" in out
     shown = tty.getvalue()  # one line per source as it finished, on the (fake) terminal
     assert "lambda" in shown and "ok" in shown and "1 payload" in shown
     assert "azure" in shown and "failed" in shown and "HttpStatusError" in shown

@@ -94,7 +94,8 @@ def test_gpu_prices_list_crosscheck_providers_without_using_them(con) -> None:
 
 def test_price_bases_never_use_crosscheck(con) -> None:
     rows = con.execute("select price_basis, provider, price_per_gpu_hour from int_price_bases "
-                       "where accelerator_id = ? order by 1", [H100]).fetchall()
+                       "where accelerator_id = ? and min_gpus_per_instance = 1 order by 1",
+                       [H100]).fetchall()
     assert rows == [("community_min", "vast", 2.0), ("on_demand_median", None, 2.99),
                     ("on_demand_min", "lambda", 2.49), ("reserved_1y_min", "aws", 8.0)]
 

@@ -66,15 +66,19 @@ def test_every_result_is_in_force_with_its_count(con) -> None:  # type: ignore[n
 
 
 def test_measured_cost_per_million_tokens_by_hand(con) -> None:  # type: ignore[no-untyped-def]
-    # Cisco 2 x 8 H100 (v5.1), Llama 2 70B Offline: 62351.6 tokens/s for 16 GPUs, at Lambda's
-    # reference on-demand price of 2.99 USD per GPU-hour (catalog/reference_prices.csv)
+    # Cisco 2 x 8 H100 (v5.1), Llama 2 70B Offline: 62351.6 tokens/s for 16 GPUs, priced at
+    # offers of its own node size (8 GPUs): Lambda's gpu_8x_h100_sxm5, 31.92 USD/h = 3.99 per
+    # GPU-hour (catalog/reference_prices.csv, its SkyPilot catalog of 2026-05-07), not RunPod's
+    # one-GPU 2.99
     (row,) = con.execute(
-        "select price_per_gpu_hour, usd_per_million_output_tokens from inference_measured "
+        "select price_per_gpu_hour, usd_per_million_output_tokens, provider, basis_gpu_count, "
+        "gpus_per_instance, basis_fits_system from inference_measured "
         "where submitter = 'Cisco' and round = 'v5.1' and benchmark = 'llama2-70b' "
         "and scenario = 'Offline' and price_basis = 'on_demand_min'").fetchall()
-    assert row[0] == pytest.approx(2.99)
-    assert row[1] == pytest.approx(2.99 / (62351.6 / 16 * 3600) * 1e6)  # 0.21313 USD/M
-    assert row[1] == pytest.approx(0.21313, abs=1e-5)
+    assert row[0] == pytest.approx(3.99)
+    assert row[2:] == ("lambda", 8, 8, True)
+    assert row[1] == pytest.approx(3.99 / (62351.6 / 16 * 3600) * 1e6)  # 0.28441 USD/M
+    assert row[1] == pytest.approx(0.28441, abs=1e-5)
 
 
 def test_required_platforms_are_priced(con) -> None:  # type: ignore[no-untyped-def]
@@ -226,11 +230,13 @@ def test_bare_70b_estimate_on_h200_is_within_2x_of_measured(warehouse: Path,
                      "--format", "json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["serving_defaults"] == {"batch_size": 256.0, "precision": "fp8"}
-    estimate = {r["price_basis"]: r["usd_per_million_output_tokens"] for r in result["rows"]}
     measured = result["measured"][0]  # Llama 2 70B Offline, v5.1 Nebius, at on_demand_min
     assert (measured["benchmark"], measured["scenario"], measured["price_basis"]) == (
         "llama2-70b", "Offline", "on_demand_min")
-    ratio = estimate["on_demand_min"] / measured["usd_per_million_output_tokens"]
+    # at one price per GPU-hour (the measured 8-GPU system is priced at 8-GPU offers, the
+    # roofline's replica at its own size): the cost ratio is the throughput ratio
+    estimate_per_gpu = result["rows"][0]["output_tokens_per_second_per_gpu"]
+    ratio = measured["tokens_per_second_per_accelerator"] / estimate_per_gpu
     assert 0.5 <= ratio <= 2, ratio
     assert cli.main(["estimate", "--inference", "--params", "70e9", "-a", "H200"]) == 0
     text = capsys.readouterr().out
@@ -287,12 +293,15 @@ def test_report_charts_measured_cost_per_benchmark(warehouse: Path, tmp_path: Pa
     section = html[html.index('<section id="measured">'):]
     section = section[:section.index("</section>")]
     assert section.count('data-chart="measured-inference"') >= 5  # one chart per benchmark
-    # the tooltip names the basis, the round, the submitter and the software. H100's cheapest
-    # observed price is Vast's community reference price, 1.80 USD per GPU-hour; with Cisco's
-    # 62351.6 / 16 = 3897.0 tokens/s per GPU: 1.80 / (3897.0 x 3600) x 10^6 = 0.128 USD
-    assert ("NVIDIA H100 SXM5 80GB on llama2-70b: 0.128 USD per million output tokens at "
-            "community_min (vast); 3,897 tokens/s per GPU, MLPerf v5.1 Cisco, TensorRT-LLM"
+    # the tooltip names the basis, the round, the submitter and the software. The chart prices
+    # at the on-demand basis (on_demand_min, never a cheaper community or spot price: Vast's
+    # community 1.80 is not used): here Lambda's gpu_8x_h100_sxm5 reference, 31.92 / 8 = 3.99
+    # USD per GPU-hour (catalog/reference_prices.csv, 2026-05-07); with Cisco's
+    # 62351.6 / 16 = 3897.0 tokens/s per GPU: 3.99 / (3897.0 x 3600) x 10^6 = 0.284 USD
+    assert ("NVIDIA H100 SXM5 80GB on llama2-70b: 0.284 USD per million output tokens at "
+            "on_demand_min (lambda); 3,897 tokens/s per GPU, MLPerf v5.1 Cisco, TensorRT-LLM"
             in section)
+    assert "Price basis: on_demand_min" in section
     # MI325X: no rental observed and no purchase price cited: drawn (grey) at the analyst's
     # 3-year rental survey price, 1.60 / (34,520.4 / 8 x 3600) x 10^6 = 0.103 USD
     assert ("AMD Instinct MI325X on llama2-70b: 0.103 USD per million output tokens at "

@@ -66,7 +66,9 @@ def test_azure_sizes_of_another_region_map_by_rule(azure_region: Path) -> None:
 def test_a_file_replayed_without_any_date_has_an_unknown_age(tmp_path) -> None:
     """A catalog named by a commit hash states no date: it is stamped with the ingest time,
     which must not pass for fresh (age null, observed_at_known false) nor supersede a dated
-    observation of another source."""
+    observation of another source; a dated one supersedes it (Lambda's 8x H100 of the reference
+    catalog, 2026-05-07, 3.99 per GPU, takes the place of the undated SkyPilot row). The
+    null dates of an undated offer in force: tests/system/test_ingest_everything.py."""
     sky = Path(__file__).resolve().parents[1] / "fixtures" / "skypilot" / "lambda_vms_tiny.csv"
     undated = tmp_path / "lambda_vms_0082b04.csv"
     undated.write_bytes(sky.read_bytes())
@@ -75,13 +77,16 @@ def test_a_file_replayed_without_any_date_has_an_unknown_age(tmp_path) -> None:
     with duckdb.connect(str(tmp_path / "wh" / "raw.duckdb"), read_only=True) as con:
         [(basis,)] = con.execute("select observed_at_basis from fetches").fetchall()
     with duckdb.connect(str(tmp_path / "wh" / "gpucost.duckdb"), read_only=True) as con:
-        rows = con.execute("select observed_at_known, age_days from gpu_offers "
-                           "where sku = 'gpu_8x_h100_sxm5'").fetchall()
+        rows = con.execute("select sku from gpu_offers where source = 'skypilot'").fetchall()
+        superseded = con.execute("select source, observed_at_known, price_per_gpu_hour "
+                                 "from gpu_offers where sku = 'gpu_8x_h100_sxm5'").fetchall()
         ages = con.execute("select source, age_days from gpu_prices where accelerator_id = "
                            "'nvidia-h100-sxm5-80gb' and pricing_model = 'on_demand'"
                            ).fetchall()
     assert basis == "ingest_time"
-    assert rows == [(False, None)]
+    # every offer of the undated catalog has a dated reference price (H100 8x, GH200, A10)
+    assert rows == []
+    assert superseded == [("reference", True, 3.99)]
     # the cheapest on-demand H100 SXM is the curated reference price (dated) or this one
     assert all(age is None for source, age in ages if source == "skypilot")
 
