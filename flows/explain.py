@@ -16,7 +16,7 @@ from typing import Any
 
 FIELDS = ("fetch_id", "source", "stream", "fetch_mode", "status", "url", "payload_name",
           "payload_path", "payload_bytes", "sha256", "http_status", "observed_at",
-          "started_at", "finished_at", "rows_loaded", "rows_rejected", "error_type", "error")
+          "observed_at_basis", "started_at", "finished_at", "rows_loaded", "rows_rejected", "error_type", "error")
 
 
 def explain_fetch(con: Any, fetch_id: int) -> dict[str, Any] | None:
@@ -27,6 +27,8 @@ def explain_fetch(con: Any, fetch_id: int) -> dict[str, Any] | None:
     if not row:
         return None
     out = dict(zip(FIELDS, row[0], strict=True))
+    if out["observed_at_basis"] == "ingest_time":  # a file that states no date: not a date
+        out["observed_at"] = None
     offers = con.execute(
         "select provider, sku, region, pricing_model, price_per_hour, gpu_count, "
         "price_per_gpu_hour, accelerator_id from gpu_offers where fetch_id = ? "
@@ -64,7 +66,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
           f"{found['fetch_mode']}, status {found['status']}")
     print(f"  from:        {found['url'] or '-'} ({found['payload_name'] or '-'}, "
           f"{found['payload_bytes'] or 0} bytes, HTTP {found['http_status'] or '-'})")
-    print(f"  observed at: {found['observed_at']}  (fetched {found['started_at']})")
+    print(f"  observed at: {found['observed_at'] or 'unknown (the payload states no date; '}"
+          + (f"  (fetched {found['started_at']})" if found["observed_at"] else
+             f"loaded {found['started_at']}: not a current price)"))
     print(f"  payload:     {path or '(not saved)'} under the data directory "
           f"(sha256 {str(found['sha256'] or '-')[:16]}...)")
     print(f"  rows:        {found['rows_loaded'] or 0} loaded, {found['rows_rejected'] or 0} "

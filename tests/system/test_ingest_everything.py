@@ -128,3 +128,42 @@ def test_a_resold_offer_and_its_sellers_own_count_once(loaded):
     assert _q(con, "select distinct pricing_model from gpu_offers where provider = 'lium'") \
         == [("community",)]
     assert n == len([p for p in providers.split(", ") if "(" not in p])
+
+
+def test_the_405b_run_is_priced_at_an_8_gpu_offer(loaded):
+    """The 405B scenario (16,384 GPUs) is priced at full 8-GPU nodes: Voltage Park's
+    "8x HGX H100 (On-demand, 3200 Gbps Infiniband)" at 2.49 per GPU-hour (its 2025-07-12 page),
+    not its 1-GPU Ethernet offer at 1.99."""
+    con = loaded[0]
+    [(provider, sku, gpus, fits, price, gpu_hours, cost)] = _q(
+        con, "select provider, sku, basis_gpu_count, basis_fits_node, price_per_gpu_hour, "
+             "gpu_hours, cost_usd from training_cost where scenario_id = '405b-dense' "
+             "and accelerator_id = ? and price_basis = 'on_demand_min'", [H100])
+    assert (provider, gpus, fits, price) == ("voltagepark", 8, True, 2.49)
+    assert "8x HGX H100" in sku
+    assert cost == pytest.approx(gpu_hours * 2.49)
+    # the same macro answers `gpucost estimate --params 405e9 --tokens 15.6e12 -a "H100 SXM"`
+    [(est_provider, est_gpus, est_cost)] = _q(
+        con, "select provider, basis_gpu_count, cost_usd from training_cost_estimate("
+             "params := 405e9, tokens := 15.6e12, accelerator := 'H100 SXM') "
+             "where price_basis = 'on_demand_min'")
+    assert (est_provider, est_gpus) == ("voltagepark", 8)
+    [(hours,)] = _q(con, "select gpu_hours from training_cost_estimate(params := 405e9, "
+                         "tokens := 15.6e12, accelerator := 'H100 SXM') "
+                         "where price_basis = 'on_demand_min'")
+    assert est_cost == pytest.approx(hours * 2.49)
+
+
+def test_per_gpu_memory_agrees_with_the_catalog(loaded):
+    con = loaded[0]
+    assert _q(con, "select count(*) from gpu_offers as o join accelerators as a "
+                   "using (accelerator_id) where o.gpu_memory_gb > a.memory_gb * 1.3") == [(0,)]
+
+
+def test_explain_says_an_undated_fetch_has_no_date(loaded):
+    from gpucost.flows.explain import explain_fetch
+
+    con = loaded[0]
+    [(fetch_id,)] = _q(con, "select min(fetch_id) from gpu_offers where not observed_at_known")
+    found = explain_fetch(con, fetch_id)
+    assert found["observed_at"] is None and found["observed_at_basis"] == "ingest_time"

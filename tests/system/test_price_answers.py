@@ -116,3 +116,36 @@ def test_the_newest_observation_of_an_offer_is_in_force(shared_data: Path, tmp_p
     assert b200 == [("8x NVIDIA B200 SXM6 180GB", "lambda", pytest.approx(4.99))]
     # RunPod's on-demand 2.99 (reference, 2026-08-10) is now the cheapest H100 SXM
     assert cheapest == (pytest.approx(2.99), "runpod")
+
+
+def test_reference_rows_superseded_by_a_page_are_not_a_lost_raw_layer(
+        shared_data: Path, tmp_path, monkeypatch, capsys) -> None:
+    """The documented `gpucost ingest runpod ...` on a published warehouse: RunPod's own pages
+    supersede the reference rows typed from them (24 -> 8 in force before issue 24 refused
+    the publish as "a lost or replaced raw.duckdb?"). Superseded reference rows are not lost
+    data: the publish goes through, each file has its line; a lost raw layer is still refused
+    (tests/warehouse/test_publish.py)."""
+    from gpucost.flows import cli
+    from gpucost.flows.pipeline import publish
+
+    data, prices = tmp_path / "wh", shared_data / "prices"
+    # the documented order of old: the price lists and catalogs first, published
+    for source, pattern, force in (
+            ("azure", "azure_retail_api/*.json", False),
+            ("skypilot", "skypilot_format/*.csv", False),
+            ("lambda", "pricing_pages_html/lambda/*.html", True)):
+        ingest_files(source, sorted(prices.glob(pattern)), data_dir=data, rebuild=False,
+                     force=force)
+    publish(data)
+    with duckdb.connect(str(data / "gpucost.duckdb"), read_only=True) as con:
+        [(before,)] = con.execute("select rows_in_force from source_health "
+                                  "where source = 'reference'").fetchall()
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(data))
+    pages = sorted((shared_data / "prices" / "pricing_pages_html" / "runpod").glob("*.html"))
+    assert cli.main(["ingest", "runpod", *map(str, pages)]) == 0
+    out = capsys.readouterr().out
+    assert all(f"{p.name}: " in out for p in pages) and "published" in out
+    with duckdb.connect(str(data / "gpucost.duckdb"), read_only=True) as con:
+        [(after,)] = con.execute("select rows_in_force from source_health "
+                                 "where source = 'reference'").fetchall()
+    assert after < before / 2  # what the guard used to take for a lost raw layer
