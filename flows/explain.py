@@ -16,7 +16,8 @@ from typing import Any
 
 FIELDS = ("fetch_id", "source", "stream", "fetch_mode", "status", "url", "payload_name",
           "payload_path", "payload_bytes", "sha256", "http_status", "observed_at",
-          "observed_at_basis", "started_at", "finished_at", "rows_loaded", "rows_rejected", "error_type", "error")
+          "observed_at_basis", "started_at", "finished_at", "rows_loaded", "rows_rejected",
+          "error_type", "error")
 
 
 def explain_fetch(con: Any, fetch_id: int) -> dict[str, Any] | None:

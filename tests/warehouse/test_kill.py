@@ -49,7 +49,7 @@ B_WHEN = datetime(2026, 3, 8, tzinfo=UTC)
 VOLATILE = {
     "source_health": {"last_success_at", "last_live_success_at", "last_failure_at",
                       "last_status", "data_age_days", "fetches_total", "fetches_failed"},
-    "gpu_offers": {"confirmed_at"},
+    "gpu_offers": {"confirmed_at", "loaded_at"},  # wall-clock times of the loads
 }
 # in every mart: the raw.fetches id behind a price (a run killed mid-load may have used up
 # sequence values, so the same payload can carry another id: lineage, not content) and ages
