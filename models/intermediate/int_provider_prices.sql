@@ -5,11 +5,12 @@
 --   before a resold one, then the cheapest per GPU. A first-hand or reference offer always wins
 --   over a crosscheck one (curated public tables never override): a seller is is_crosscheck
 --   only when no other source prices it.
--- * a price without a date is not a current price: in_statistics is true for the dated sellers
---   of an accelerator x pricing_model, or for its undated ones when no seller has a dated
---   price; provider_rank orders the in_statistics sellers, cheapest first (null otherwise);
---   n_providers counts them, n_providers_undated the undated sellers left out beside dated
---   ones, n_providers_crosscheck the sellers known only from crosscheck tables.
+-- * a price without a date is not a current price: in_statistics is true for the dated sellers,
+--   and for undated ones only when the accelerator has no dated price at all, in any pricing
+--   model or size (an undated reserved price never heads a row of an accelerator whose
+--   on-demand price is dated); provider_rank orders the in_statistics sellers, cheapest first
+--   (null otherwise); n_providers counts them, n_providers_undated the undated sellers left
+--   out, n_providers_crosscheck the sellers known only from crosscheck tables.
 -- * provider is who lists the chosen offer (an aggregator for a resold one), seller who runs it.
 -- * the size of the job: min_gpus_per_instance (1, 2, 4, 8) keeps only offers whose instance
 --   holds at least that many GPUs; 1 is every offer (gpu_prices). A multi-GPU run is priced at
@@ -83,12 +84,11 @@ seller_offers as (
         not priced_offers.is_crosscheck
         and (
             priced_offers.observed_at_known
+            -- an undated price counts only for an accelerator no dated price covers, in
+            -- any pricing model or instance size
             or not coalesce(bool_or(priced_offers.observed_at_known)
                 filter (where not priced_offers.is_crosscheck) over (
-                    partition by
-                        priced_offers.min_gpus_per_instance,
-                        priced_offers.accelerator_id,
-                        priced_offers.pricing_model
+                    partition by priced_offers.accelerator_id
                 ), false)
         ) as in_statistics
     from priced_offers

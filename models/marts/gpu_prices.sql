@@ -4,10 +4,11 @@
 -- its own listing before a resold one, then its cheapest (int_provider_prices); min / p25 /
 -- median are taken over those per-seller prices (quantile_cont), and the cheapest is named.
 --
--- A price without a date is not a current price: when any seller has a dated price, the
--- statistics and the cheapest are over the dated sellers only (undated ones are counted in
--- n_providers_undated); only when no seller has a dated price are they over the undated ones,
--- and observed_at_known is false.
+-- A price without a date is not a current price: the statistics and the cheapest are over the
+-- dated sellers only (undated ones are counted in n_providers_undated; a pricing model priced
+-- only without a date has no statistics, n_providers 0) whenever the accelerator has a dated
+-- price in any pricing model; only for an accelerator priced only without a date are they over
+-- the undated ones, and observed_at_known is false.
 --
 -- Curated crosscheck tables never move these statistics: they are computed over first-hand
 -- and reference prices only (n_providers). Providers known only from a crosscheck table are
@@ -23,7 +24,7 @@
 --   n_providers [providers]: sellers behind the statistics (first-hand or reference offers in
 --     force; dated ones when any seller has a dated price), each counted once
 --   n_providers_undated [providers]: sellers with only an undated price, left out of the
---     statistics because other sellers have dated ones
+--     statistics because the accelerator has a dated price
 --   cheapest_seller: who runs the cheapest machine (cheapest_provider lists it)
 --   observed_at_known: false when the statistics rest on undated prices only
 --   min_price_per_gpu_hour [USD per GPU-hour]: cheapest provider's price

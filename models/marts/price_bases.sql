@@ -44,9 +44,9 @@
 --   gpu_count [GPUs]: GPUs per instance of the offer behind the basis (an 8-GPU machine's
 --     per-GPU price, ...); null for on_demand_median, owned and analyst bases. Bases at the size
 --     of a multi-GPU job: price_bases_by_size
---   observed_at_known: false when every price of the accelerator for that pricing model is
---     undated (a file replayed without any date): the basis is then marked, never current; null
---     for owned and analyst bases
+--   observed_at_known: false when every price of the accelerator is undated (files replayed
+--     without any date): the basis is then marked, never current; null for owned and analyst
+--     bases
 
 with
 

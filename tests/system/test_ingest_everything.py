@@ -76,15 +76,27 @@ def test_the_h100_headline_is_a_dated_offer(loaded):
 
 def test_no_undated_price_leads_where_a_dated_one_exists(loaded):
     con = loaded[0]
-    # for every accelerator x pricing model with a dated first-hand or reference price, the
-    # cheapest is dated
+    # for every accelerator with a dated first-hand or reference price, in any pricing model,
+    # the cheapest of every row is dated (or the row has no statistics)
     assert _q(con, """
         select p.accelerator_id, p.pricing_model from gpu_prices as p
         where not p.observed_at_known and exists (
             select 1 from gpu_offers as o
-            where o.accelerator_id = p.accelerator_id and o.pricing_model = p.pricing_model
+            where o.accelerator_id = p.accelerator_id
                 and o.observed_at_known and o.source_kind <> 'crosscheck'
                 and o.price_per_gpu_hour is not null)""") == []
+    # nor is it a price basis: e.g. the undated GCP page's committed-use prices of the L4
+    assert _q(con, """
+        select b.accelerator_id, b.price_basis from price_bases_by_size as b
+        where not b.observed_at_known and exists (
+            select 1 from gpu_offers as o
+            where o.accelerator_id = b.accelerator_id
+                and o.observed_at_known and o.source_kind <> 'crosscheck'
+                and o.price_per_gpu_hour is not null)""") == []
+    [(n, undated, price)] = _q(con, "select n_providers, n_providers_undated, "
+                                    "min_price_per_gpu_hour from gpu_prices where accelerator_id "
+                                    "= 'nvidia-l4-24gb' and pricing_model = 'reserved_1y'")
+    assert (n, price) == (0, None) and undated >= 1
     # undated offers show no date anywhere
     assert _q(con, "select count(*) from gpu_offers where not observed_at_known "
                    "and (observed_at is not null or age_days is not null)") == [(0,)]
