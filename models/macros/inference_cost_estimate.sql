@@ -147,7 +147,8 @@ timed as (
 
 bases as (
 
-    -- rental bases per instance size (an offer of at least basis_min_gpus GPUs)
+    -- every basis (price_bases_by_size): rental bases per instance size (an offer of at least
+    -- basis_min_gpus GPUs), owned and analyst costs at any size (basis_min_gpus null)
     select
         sized.accelerator_id as basis_accelerator_id,
         sized.price_basis as basis_name,
@@ -163,24 +164,6 @@ bases as (
         sized.min_gpus_per_instance as basis_min_gpus,
         sized.gpu_count as basis_gpu_count
     from price_bases_by_size as sized
-
-    union all by name
-
-    -- costs that are not an instance offer: owned, the analyst's rates
-    select
-        price_bases.accelerator_id as basis_accelerator_id,
-        price_bases.price_basis as basis_name,
-        price_bases.provider as basis_provider,
-        price_bases.basis_kind,
-        price_bases.source as basis_source,
-        price_bases.sku as basis_sku,
-        price_bases.region as basis_region,
-        price_bases.fetch_id as basis_fetch_id,
-        price_bases.source_url as basis_source_url,
-        price_bases.price_per_gpu_hour as basis_price,
-        price_bases.observed_at as basis_observed_at
-    from price_bases
-    where price_bases.source in ('ownership_cost', 'analyst')
 
     union all by name
 

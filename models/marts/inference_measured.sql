@@ -68,12 +68,8 @@ measured as (
 
 bases as (
 
-    -- rental bases per instance size, and the costs that are not an instance offer (owned,
-    -- the analyst's rates)
+    -- rental bases per instance size, owned and analyst costs at any size
     select * from price_bases_by_size
-    union all by name
-    select * from price_bases
-    where price_bases.source in ('ownership_cost', 'analyst')
 
 ),
 

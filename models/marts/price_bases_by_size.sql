@@ -2,20 +2,24 @@
 -- of the cheapest offer (or the median) among instances that hold at least
 -- min_gpus_per_instance GPUs (1, 2, 4, 8). A job is priced at its size: an 8-GPU node of a
 -- multi-node training run at the bases of 8, an 8-GPU MLPerf system at the bases of 8
--- (training_cost_estimate, inference_measured). min_gpus_per_instance 1 is every offer: the
--- rental rows of price_bases. Bases, sellers and dates as in price_bases (int_price_bases).
+-- (training_cost_estimate, inference_cost_estimate, inference_measured). min_gpus_per_instance 1
+-- is every offer: the rental rows of price_bases. Bases, sellers and dates as in price_bases
+-- (int_price_bases). The costs that are no instance offer (owned, the analyst's rates: sources
+-- ownership_cost and analyst of price_bases) are here too, once, with a null
+-- min_gpus_per_instance: they apply at any size. The cost models read their bases here only.
 --
 -- columns:
 --   min_gpus_per_instance [GPUs]: the basis is taken over offers whose instance holds at least
---     this many GPUs (1 = every offer)
+--     this many GPUs (1 = every offer); null for owned and analyst bases (any size)
 --   gpu_count [GPUs]: GPUs per instance of the offer behind the basis (null for the median)
 --   price_basis: on_demand_min, on_demand_median, spot_min, community_min, reserved_1y_min,
---     reserved_3y_min, reserved_1y_cud_est, reserved_3y_cud_est (as in price_bases)
+--     reserved_3y_min, reserved_1y_cud_est, reserved_3y_cud_est, owned, tco_hyperscaler,
+--     tco_neocloud, rental_3y_survey (as in price_bases)
 --   n_providers [providers]: sellers the basis is taken over at this size
 --   observed_at_known: false when every price behind the basis is undated
 --   basis_note: how the basis price was formed (as in price_bases)
---   basis_kind: observed (a price seen in force) or estimated (an observed price less an
---     assumed discount), as in price_bases
+--   basis_kind: observed (a price seen in force), estimated (an observed price less an
+--     assumed discount, or an analyst's surveyed market price) or owned, as in price_bases
 --   pricing_model: the pricing model the basis prices (on_demand, spot, community, reserved_1y,
 --     reserved_3y)
 --   provider: the provider behind the basis (the cheapest one); null for on_demand_median
@@ -26,9 +30,28 @@
 
 with
 
-bases as (
+rental_bases as (
 
     select * from int_price_bases
+
+),
+
+cost_bases as (
+
+    -- owned and analyst costs: not an instance offer, the same at every size
+    select
+        price_bases.*,
+        cast(null as integer) as min_gpus_per_instance
+    from price_bases
+    where price_bases.source in ('ownership_cost', 'analyst')
+
+),
+
+bases as (
+
+    select * from rental_bases
+    union all by name
+    select * from cost_bases
 
 )
 
@@ -55,4 +78,4 @@ from bases
 order by
     bases.accelerator_id,
     bases.price_basis,
-    bases.min_gpus_per_instance
+    bases.min_gpus_per_instance nulls first
