@@ -180,34 +180,27 @@ STALE_DAYS = 7.0
 
 def _prices_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     """The lead table: accelerator x seller, each seller's on-demand offer in force (USD per
-    GPU-hour), its age and where it was read. A seller counts once (gpu_offers.seller: who
-    runs the machine, however many providers list it): at its dated offer when it has one,
-    its own listing before a resale, then its cheapest. Per accelerator the dated sellers come
-    first, cheapest first; a seller known only from an undated offer (observed_at_known
-    false: a file replayed without any date) comes after all of them, marked "date unknown",
-    and only in the rows the dated sellers leave free. Reference prices (typed from a dated
+    GPU-hour), its age and where it was read, from seller_prices (a seller counted once,
+    however many providers list it, at the offer the mart says stands for it). Per accelerator
+    the sellers behind gpu_prices' statistics come first, cheapest first; a seller known only
+    from an undated offer (a file replayed without any date) comes after them, marked "date
+    unknown", and only in the rows they leave free. Reference prices (typed from a dated
     public price page) count: offline they are what the cost tables below rest on."""
-    if "gpu_offers" not in tables or "accelerators" not in tables:
-        return Panel(missing="gpu_offers is not in this warehouse")
+    if "seller_prices" not in tables or "accelerators" not in tables:
+        return Panel(missing="seller_prices is not in this warehouse")
     rows = con.execute(f"""
         with offers as (
-            select gpu_offers.accelerator_id, accelerators.name, gpu_offers.provider,
-                gpu_offers.seller, gpu_offers.listing_kind, gpu_offers.price_per_gpu_hour,
-                gpu_offers.sku, gpu_offers.age_days, gpu_offers.observed_at,
-                coalesce(gpu_offers.observed_at_known, false) as dated,
-                gpu_offers.source, gpu_offers.source_url
-            from gpu_offers
+            select seller_prices.accelerator_id, accelerators.name, seller_prices.provider,
+                seller_prices.seller, seller_prices.listing_kind,
+                seller_prices.price_per_gpu_hour, seller_prices.sku, seller_prices.age_days,
+                seller_prices.observed_at,
+                coalesce(seller_prices.observed_at_known, false) as dated,
+                seller_prices.source, seller_prices.source_url
+            from seller_prices
             inner join accelerators using (accelerator_id)
-            where gpu_offers.source_kind in ('first_hand', 'reference')
-                and gpu_offers.currency = 'USD'
-                and gpu_offers.pricing_model = 'on_demand'
-                and gpu_offers.price_per_gpu_hour > 0
-            qualify row_number() over (
-                partition by gpu_offers.accelerator_id,
-                    coalesce(gpu_offers.seller, gpu_offers.provider)
-                order by dated desc, gpu_offers.listing_kind = 'own' desc,
-                    gpu_offers.price_per_gpu_hour, gpu_offers.observed_at desc nulls last,
-                    gpu_offers.provider, gpu_offers.sku) = 1
+            where not seller_prices.is_crosscheck
+                and seller_prices.currency = 'USD'
+                and seller_prices.pricing_model = 'on_demand'
         ),
         ranked as (
             select accelerator_id, count(*) filter (where dated) as n_dated,
@@ -231,7 +224,7 @@ def _prices_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
         return Panel(missing="no first-hand or reference on-demand USD price in force yet")
     return Panel(rows=rows, basis=(
         "Price basis: on-demand (pricing_model on_demand), each seller's offer in force per "
-        "GPU-hour (gpu_offers.price_per_gpu_hour), dated offers first"), note=(
+        "GPU-hour (seller_prices.price_per_gpu_hour), dated offers first"), note=(
         f"the {PRICE_TABLE_ACCELERATORS} accelerators offered by the most sellers with a dated "
         f"price; per accelerator up to {PRICE_TABLE_PROVIDERS} sellers (who runs the machine, "
         "counted once however many providers list it), each at its dated on-demand offer in "

@@ -1,7 +1,7 @@
 -- one row per accelerator x pricing_model: per-GPU hourly prices across sellers (USD, whole
 -- GPUs, offers in force). Each seller (who runs the machine) counts once, however many
 -- providers list it (its own page, an aggregator's resale): at its dated offer when it has one,
--- its own listing before a resold one, then its cheapest (int_provider_prices); min / p25 /
+-- its own listing before a resold one, then its cheapest (seller_prices); min / p25 /
 -- median are taken over those per-seller prices (quantile_cont), and the cheapest is named.
 --
 -- A price without a date is not a current price: the statistics and the cheapest are over the
@@ -56,8 +56,7 @@ with
 
 provider_prices as (
 
-    select * from int_provider_prices
-    where int_provider_prices.min_gpus_per_instance = 1  -- every instance size
+    select * from seller_prices
 
 ),
 

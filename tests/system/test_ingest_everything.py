@@ -136,6 +136,14 @@ def test_a_resold_offer_and_its_sellers_own_count_once(loaded):
     sellers = [p.split(" (")[0] for p in providers.split(", ")]
     assert sellers.count("lambda") == 1 and "shadeform" not in sellers
     assert "primeintellect" not in sellers
+    # the row that stands for Lambda is its own dated listing: gpu_8x_h100_sxm5 of its
+    # SkyPilot catalog of 2026-05-07, 31.92 / 8 = 3.99, not Shadeform's resale
+    [lam] = _q(con, "select provider, listing_kind, sku, price_per_gpu_hour, observed_at_known, "
+                    "in_statistics from seller_prices where accelerator_id = ? and "
+                    "pricing_model = 'on_demand' and seller = 'lambda'", [H100])
+    assert lam == ("lambda", "own", "gpu_8x_h100_sxm5", 3.99, True, True)
+    assert _q(con, "select count(*) from seller_prices where seller in "
+                   "('shadeform', 'primeintellect')") == [(0,)]
     # the marketplace is community capacity, never on-demand
     assert _q(con, "select distinct pricing_model from gpu_offers where provider = 'lium'") \
         == [("community",)]
