@@ -20,6 +20,12 @@ name_map as (
 
 ),
 
+listing_providers as (
+
+    select * from stg_curated__providers
+
+),
+
 final as (
 
     select
@@ -31,7 +37,13 @@ final as (
         daily.provider,
         daily.sku,
         daily.region,
-        daily.pricing_model,
+        -- a marketplace's on-demand listing is community capacity (as in int_offers_mapped)
+        case
+            when listing_providers.listing_kind = 'marketplace'
+                and daily.pricing_model = 'on_demand'
+                then 'community'
+            else daily.pricing_model
+        end as pricing_model,
         daily.currency,
         daily.price_per_hour,
         daily.gpu_name_raw,
@@ -46,6 +58,8 @@ final as (
         daily.first_observed_at,
         daily.last_observed_at
     from daily
+    left join listing_providers
+        on listing_providers.provider = daily.provider
     left join name_map
         on name_map.provider = daily.provider
         and name_map.sku = daily.sku
