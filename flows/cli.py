@@ -20,7 +20,7 @@ import logging
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SOURCE_FAILED = 0, 1, 2, 3
 EXIT_CODES = __doc__[__doc__.index("Exit codes"):].rstrip()
@@ -228,30 +228,35 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return EXIT_SOURCE_FAILED if failed else EXIT_OK
 
 
+def outcome_text(o: Any, refused_note: str = "") -> str:
+    """What happened to one loaded file, after its name: rows loaded, unchanged, or refused
+    (with `refused_note` after the error type)."""
+    if o.status == "failed":
+        return f"REFUSED {o.error_type}{refused_note}: {' '.join(str(o.error).split())}"
+    if o.status == "unchanged":
+        return "unchanged (already loaded; nothing added)"
+    return f"{o.rows_loaded} rows loaded, {o.rows_rejected} rejected (stream {o.stream})"
+
+
+def outcomes_summary(outcomes: list) -> str:
+    """One line for many files: loaded (rows, rejected), unchanged, refused."""
+    loaded = [o for o in outcomes if o.status not in ("failed", "unchanged")]
+    return (f"{len(outcomes)} files: {len(loaded)} loaded "
+            f"({sum(o.rows_loaded for o in loaded)} rows, "
+            f"{sum(o.rows_rejected for o in loaded)} rejected), "
+            f"{sum(o.status == 'unchanged' for o in outcomes)} unchanged, "
+            f"{sum(o.status == 'failed' for o in outcomes)} refused")
+
+
 def print_outcomes(files: list[Path], outcomes: list, *, verbose: bool = False) -> int:
     """One line per file loaded (or one line for a long list); returns the refused count."""
-    failed = sum(o.status == "failed" for o in outcomes)
     brief = len(outcomes) > INGEST_LINES_MAX and not verbose
     for path, o in zip(files, outcomes, strict=False):
-        if o.status == "failed":
-            print(f"{path}: REFUSED {o.error_type}: {' '.join(str(o.error).split())}"
-                  if brief else
-                  f"{path.name}: REFUSED {o.error_type}: {' '.join(str(o.error).split())}")
-        elif brief:
-            continue
-        elif o.status == "unchanged":
-            print(f"{path.name}: unchanged (already loaded; nothing added)")
-        else:
-            print(f"{path.name}: {o.rows_loaded} rows loaded, {o.rows_rejected} rejected"
-                  f" (stream {o.stream})")
+        if o.status == "failed" or not brief:
+            print(f"{path if brief else path.name}: {outcome_text(o)}")
     if brief:  # a results tree: one line for the lot (--verbose lists every file)
-        loaded = [o for o in outcomes if o.status not in ("failed", "unchanged")]
-        print(f"{len(outcomes)} files: {len(loaded)} loaded "
-              f"({sum(o.rows_loaded for o in loaded)} rows, "
-              f"{sum(o.rows_rejected for o in loaded)} rejected), "
-              f"{sum(o.status == 'unchanged' for o in outcomes)} unchanged, {failed} refused"
-              " (--verbose lists every file)")
-    return failed
+        print(outcomes_summary(outcomes) + " (--verbose lists every file)")
+    return sum(o.status == "failed" for o in outcomes)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -110,7 +110,7 @@ def ingest_recorded(shared: Path, data_dir: Path | None = None,
                     feeds: tuple[Feed, ...] = FEEDS, say=print) -> tuple[list[FeedResult], object]:
     """Load every feed's files (no publish between them), then publish once: the results per
     feed and the PublishResult. A refused publish raises (the loads stay in the raw layer)."""
-    from gpucost.flows.pipeline import ingest_files, publish
+    from gpucost.flows.pipeline import default_data_dir, ingest_files, publish
 
     results = []
     for feed in feeds:
@@ -125,36 +125,25 @@ def ingest_recorded(shared: Path, data_dir: Path | None = None,
         results.append(result)
         for line in describe(result):
             say(line)
-    from gpucost.flows.pipeline import default_data_dir
-
     published = publish(Path(data_dir or default_data_dir()))
     return results, published
 
 
 def describe(result: FeedResult) -> list[str]:
-    """Per file: rows loaded, unchanged, or refused (a documented trap or not); a results tree
-    in one line."""
+    """Per file: rows loaded, unchanged, or refused (a documented trap or not), as `gpucost
+    ingest` says it; a results tree in one line, and its refused files."""
+    from gpucost.flows.cli import outcome_text, outcomes_summary
+
     feed, lines = result.feed, []
     if feed.tree:
-        loaded = [o for o in result.outcomes if o.status not in ("failed", "unchanged")]
-        refused = [o for o in result.outcomes if o.status == "failed"]
-        lines.append(f"{feed.source}: {len(result.files)} files, {len(loaded)} loaded "
-                     f"({sum(o.rows_loaded for o in loaded)} rows), "
-                     f"{len(result.outcomes) - len(loaded) - len(refused)} unchanged, "
-                     f"{len(refused)} refused")
+        lines.append(f"{feed.source}: {outcomes_summary(result.outcomes)}")
     for path, o in zip(result.files, result.outcomes, strict=False):
-        if o.status == "failed":
-            trap = feed.traps.get(path.name) == o.error_type
-            lines.append(f"{feed.source} {path.name}: REFUSED {o.error_type}"
-                         + (" (a documented trap of the recorded file)" if trap else "")
-                         + f": {' '.join(str(o.error).split())[:200]}")
-        elif feed.tree:
+        if feed.tree and o.status != "failed":
             continue
-        elif o.status == "unchanged":
-            lines.append(f"{feed.source} {path.name}: unchanged (already loaded)")
-        else:
-            lines.append(f"{feed.source} {path.name}: {o.rows_loaded} rows loaded, "
-                         f"{o.rows_rejected} rejected")
+        trap = o.status == "failed" and feed.traps.get(path.name) == o.error_type
+        lines.append(f"{feed.source} {path.name}: "
+                     + outcome_text(o, " (a documented trap of the recorded file)" if trap
+                                    else ""))
     return lines
 
 
