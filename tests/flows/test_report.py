@@ -32,10 +32,11 @@ CHARTS = ("cost-per-eflop", "memory-per-dollar", "bandwidth-per-dollar", "price-
 def browser():
     binary = chromium.find()
     if binary is None:
-        if os.environ.get("CI") == "true" or os.geteuid() == 0:
-            pytest.fail("chromium is not installed: `make test` installs Debian's chromium "
-                        "package (or run: apt-get update && apt-get install -y chromium)")
-        pytest.skip("chromium is not installed and this user cannot apt-get install it")
+        if os.environ.get("CI") == "true":
+            pytest.fail("chromium is not installed: .ci/run installs Debian's chromium package "
+                        "(or run: apt-get update && apt-get install -y chromium)")
+        pytest.skip("no chromium on PATH (Debian's chromium package): the report is not "
+                    "rendered here; CI installs it and runs this test")
     b = chromium.Browser(binary, width=1280, height=1000)
     yield b
     b.close()
