@@ -105,6 +105,42 @@ class SystemDescription:
 
 
 @dataclass(frozen=True, slots=True)
+class TrainingRunObservation:
+    """One timed run of an MLPerf Training result (one MLLOG `result_N.txt`): the run's own
+    start and stop (the only timed interval), what it trained, and how it ended. A result is
+    all runs of one system on one benchmark; the score is computed from them in SQL
+    (models/intermediate/int_training_results.sql)."""
+
+    round: str  # results round, e.g. "v5.1"
+    division: str  # closed | open
+    submitter: str  # the submitter's folder name
+    system: str  # the system id (results/<system>/, systems/<system>.json)
+    benchmark: str  # gpt3 | llama2_70b_lora | llama31_8b | llama31_405b | ...
+    run: str  # the run's file stem: result_0, result_01, ...
+    run_start: datetime  # run_start time_ms (UTC)
+    run_stop: datetime  # run_stop time_ms (UTC)
+    status: str  # run_stop metadata status: success | aborted
+    samples: float | None  # sequences trained: run_stop samples_count (gpt3: tokens / seq)
+    tokens: float | None  # tokens trained in the timed interval
+    tokens_basis: str  # how tokens were read: "samples_count x seq_len" | "epoch_num" ...
+    global_batch_size: float | None  # sequences per optimizer step
+    seq_len: float | None  # tokens per sequence (logged, else the benchmark's fixed length)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingScalingFactor:
+    """The RCP normalisation factor MLCommons multiplies into a training score
+    (`scaling.json` beside the result's run logs)."""
+
+    round: str
+    division: str
+    submitter: str
+    system: str
+    benchmark: str
+    scaling_factor: float
+
+
+@dataclass(frozen=True, slots=True)
 class Reject:
     """A row a parser (or a gate) refused, with the reason. Never drop silently."""
 
@@ -127,13 +163,16 @@ class ParseResult:
     specs: list[SpecObservation] = field(default_factory=list)
     throughput: list[ThroughputObservation] = field(default_factory=list)
     systems: list[SystemDescription] = field(default_factory=list)
+    training_runs: list[TrainingRunObservation] = field(default_factory=list)
+    training_scaling: list[TrainingScalingFactor] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     observed_at: datetime | None = None  # when the payload itself says it was observed
 
     @property
     def n_rows(self) -> int:
         """Rows this payload loads (what the row-count guard compares)."""
-        return len(self.prices) + len(self.specs) + len(self.throughput) + len(self.systems)
+        return (len(self.prices) + len(self.specs) + len(self.throughput) + len(self.systems)
+                + len(self.training_runs) + len(self.training_scaling))
 
 
 @dataclass(frozen=True, slots=True)

@@ -353,7 +353,8 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     if accelerator and infeasible and not args.all:
         r = infeasible[0]
         raise EstimateError(f"{r['accelerator_id']} cannot train this model: "
-                            f"{r['infeasible_reason']} (min_gpus {_num(r['min_gpus'])}); "
+                            f"{r['infeasible_reason']} (a model replica needs "
+                            f"{_num(r['gpus_per_model_replica'])} GPUs); "
                             "--all prints the estimate anyway")
     hidden = sorted({r["accelerator_id"] for r in infeasible})
     if not accelerator and not args.all:
@@ -709,16 +710,14 @@ _FLOPS_BASIS = {
 
 
 def _estimated(row: dict[str, Any]) -> bool:
-    """A basis that is an observed price less an assumed discount (reserved_*_cud_est)."""
-    return row.get("basis_kind") == "estimated" or str(row.get("price_basis") or "").endswith(
-        "_est")
+    """A rental basis that is an observed price less an assumed discount (reserved_*_cud_est)."""
+    return str(row.get("price_basis") or "").endswith("_cud_est")
 
 
 def _cheapest_rental(rows: list[dict[str, Any]], column: str) -> dict[str, dict[str, Any]]:
     """Per accelerator, the cheapest rental on an observed basis; an estimated basis (marked
     "est.") only where no observed one exists: observed prices rank before estimates."""
-    observed = _cheapest(rows, column, lambda r: r["price_basis"] not in (None, "owned")
-                         and not _estimated(r))
+    observed = _cheapest(rows, column, lambda r: r.get("basis_kind") == "observed")
     estimated = _cheapest(rows, column, _estimated)
     return {**{k: dict(v, price_basis=f"{v['price_basis']} (est.)")
                for k, v in estimated.items()}, **observed}
@@ -766,33 +765,46 @@ def _print_training(result: dict[str, Any], out: Any) -> None:
               f"wall-clock on {gpus}", file=out)
         on_demand = _cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "on_demand_min")
         rented = _cheapest_rental(rows, "cost_usd")
-        owned = _cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "owned")
-        order = sorted({r["accelerator_id"]: r for r in rows}.values(),
-                       key=lambda r: (rented.get(r["accelerator_id"], {}).get("cost_usd")
-                                      or math.inf))
+        owned = _cheapest(rows, "cost_usd", lambda r: r.get("basis_kind") == "owned")
+        analyst = _cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "rental_3y_survey")
         given = _cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "given")
-        if given:
-            rented = {**rented, **given}
-        order = sorted(order, key=lambda r: (r["feasible"] is False,
-                                             rented.get(r["accelerator_id"], {}).get("cost_usd")
-                                             or math.inf))
+
+        def rank(r: dict[str, Any]) -> tuple:
+            # one price basis kind per rank: the given price, else the cheapest on-demand
+            # rental; platforms without one after, by their cheapest other rental
+            acc = r["accelerator_id"]
+            basis = given.get(acc) or on_demand.get(acc)
+            return (r["feasible"] is False, basis is None,
+                    (basis or rented.get(acc) or {}).get("cost_usd") or math.inf)
+
+        order = sorted({r["accelerator_id"]: r for r in rows}.values(), key=rank)
         table = []
         for r in order:
             acc = r["accelerator_id"]
-            od, cheap, own = on_demand.get(acc, {}), rented.get(acc, {}), owned.get(acc, {})
+            od = given.get(acc) or on_demand.get(acc, {})
+            cheap, own = rented.get(acc, {}), owned.get(acc, {})
             table.append([
                 acc, _num(r["peak_dense_tflops"]), _num(r["mfu"]), _num(r["gpu_hours"]),
                 _num(r["wall_clock_days"]), _plan(r),
-                f"{_num(od.get('cost_usd'))} ({od.get('provider') or '-'})" if od else "-",
+                f"{_num(od.get('cost_usd'))} ({od.get('provider') or od.get('price_basis')})"
+                if od else "-",
+                _num(od.get("usd_per_million_tokens")),
                 f"{_num(cheap.get('cost_usd'))} ({cheap.get('price_basis')}, "
                 f"{cheap.get('provider') or '-'})" if cheap else "-",
-                _num(own.get("cost_usd")),
-                _num(cheap.get("usd_per_million_tokens")), _num(r["energy_mwh"]),
+                f"{_num(own.get('cost_usd'))} ({own.get('price_basis')})" if own else "-",
+                _num(analyst.get(acc, {}).get("cost_usd")), _num(r["energy_mwh"]),
+                r["mfu_source"] or "",
             ] + ([r["infeasible_reason"] or ""] if result.get("show_all") else []))
         _table(["accelerator", "peak TFLOP/s", "MFU", "GPU-hours", "days",
-                "min GPUs / TPxPPxDP", "on-demand USD (cheapest)",
-                "cheapest rental USD (basis, provider)", "owned USD", "USD/M tokens", "MWh"]
+                "min GPUs mem / TPxPPxDP", "on-demand USD (cheapest)",
+                "USD/M tok (on-demand)", "cheapest rental USD (basis, provider)",
+                "owned/TCO USD (basis)", "analyst USD", "MWh", "MFU from"]
                + (["cannot train it because"] if result.get("show_all") else []), table, out)
+        print("\nranked by the cheapest on-demand rental (dated offers at the size the run "
+              "needs); platforms without one follow, by their cheapest other rental. MFU: in-run "
+              "utilisation of the dense peak (goodput "
+              f"{_num(first['goodput'])} separate); docs/cost-models.md explains each source",
+              file=out)
         if result.get("infeasible_hidden"):
             print(f"\nnot ranked: {len(result['infeasible_hidden'])} platform(s) that cannot "
                   f"train this model on {_num(first['n_gpus'])} GPUs "
@@ -825,10 +837,12 @@ def _print_training(result: dict[str, Any], out: Any) -> None:
                        f"micro-batch ({_num(first['activation_micro_batch'])} x seq "
                        f"{_num(first['activation_seq_len'])}, "
                        f"{first['activation_recompute']} recompute)"),
-            ("min GPUs", f"{_num(first['min_gpus'])} (scale-up domain "
-                         f"{_num(first['scale_up_domain_size'])}"
-                         + (f", {first['scale_up_link']})" if first["scale_up_link"]
-                            else ", none)")),
+            ("min GPUs (memory)", f"{_num(first['min_gpus_memory'])} (training state and "
+                                  "activations spread evenly)"),
+            ("GPUs per replica", f"{_num(first['gpus_per_model_replica'])} (tensor x pipeline; "
+                                 f"scale-up domain {_num(first['scale_up_domain_size'])}"
+                                 + (f", {first['scale_up_link']})" if first["scale_up_link"]
+                                    else ", none)")),
             ("parallelism", f"TP {_num(first['tensor_parallel'])} x PP "
                             f"{_num(first['pipeline_parallel'])} x DP "
                             f"{_num(first['data_parallel'])}" if first["feasible"]
@@ -865,8 +879,9 @@ def _plan(r: dict[str, Any]) -> str:
     if r.get("feasible") is None:
         return "-"
     if not r["feasible"]:
-        return f"{_num(r['min_gpus'])} / infeasible"
-    return (f"{_num(r['min_gpus'])} / {_num(r['tensor_parallel'])}x{_num(r['pipeline_parallel'])}"
+        return f"{_num(r['min_gpus_memory'])} / infeasible"
+    return (f"{_num(r['min_gpus_memory'])} / {_num(r['tensor_parallel'])}x"
+            f"{_num(r['pipeline_parallel'])}"
             f"x{_num(r['data_parallel'])}")
 
 

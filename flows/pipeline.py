@@ -114,6 +114,8 @@ def _merge(results: list[ParseResult], stream: str) -> ParseResult:
         merged.specs += r.specs
         merged.throughput += r.throughput
         merged.systems += r.systems
+        merged.training_runs += r.training_runs
+        merged.training_scaling += r.training_scaling
         merged.rejects += r.rejects
     return merged
 

@@ -81,6 +81,7 @@ FEEDS: tuple[Feed, ...] = (
     Feed("rocm", ("specs/rocm_docs/*.rst", "specs/rocm_docs/mi*.md")),
     Feed("mlperf", ("specs/mlperf_inference_v4.1_systems/**/*.json",)),
     Feed("mlperf_results", ("throughput",), tree=True),
+    Feed("mlperf_training", ("training",), tree=True),
 )
 
 

@@ -32,6 +32,9 @@ CURATED_TABLES = (
     "analyst_gpu_costs",
     "mlperf_systems",
     "mlperf_benchmarks",
+    # measured training (issue 25): MLPerf Training benchmarks' model FLOPs, results' precision
+    "mlperf_training_benchmarks",
+    "mlperf_training_precision",
     # training feasibility and calibrated utilisation (issue 11)
     "scale_up_domains",
     "mfu_model",

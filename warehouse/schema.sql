@@ -119,6 +119,41 @@ create table if not exists throughput_observations (
     observed_at timestamptz not null
 );
 
+-- one timed run of an MLPerf Training result (an MLLOG result_N.txt): start, stop, what it
+-- trained. The score (drop fastest and slowest, mean, x scaling factor) is computed in SQL.
+create table if not exists training_runs (
+    fetch_id bigint not null,
+    source varchar not null,
+    round varchar not null,             -- v4.0, v5.1, ...
+    division varchar not null,          -- closed | open
+    submitter varchar not null,
+    system varchar not null,            -- the system id (results/<system>/)
+    benchmark varchar not null,         -- gpt3 | llama2_70b_lora | llama31_8b | llama31_405b
+    run varchar not null,               -- the run's file stem (result_0, result_01, ...)
+    run_start timestamptz not null,
+    run_stop timestamptz not null,
+    status varchar not null,            -- success | aborted
+    samples double,                     -- sequences trained (run_stop samples_count)
+    tokens double,                      -- tokens trained in the timed interval
+    tokens_basis varchar,
+    global_batch_size double,
+    seq_len double,
+    observed_at timestamptz not null
+);
+
+-- the RCP normalisation factor of one training result (scaling.json)
+create table if not exists training_scaling_factors (
+    fetch_id bigint not null,
+    source varchar not null,
+    round varchar not null,
+    division varchar not null,
+    submitter varchar not null,
+    system varchar not null,
+    benchmark varchar not null,
+    scaling_factor double not null,
+    observed_at timestamptz not null
+);
+
 -- what a benchmarked system is (systems/<system>.json): accelerators and software
 create table if not exists system_descriptions (
     fetch_id bigint not null,

@@ -105,6 +105,15 @@ THROUGHPUT_COLUMNS = [
     "accuracy_target", "scenario", "metric", "value", "valid", "ttft_limit_ms",
     "tpot_limit_ms", "observed_at",
 ]
+TRAINING_RUN_COLUMNS = [
+    "fetch_id", "source", "round", "division", "submitter", "system", "benchmark", "run",
+    "run_start", "run_stop", "status", "samples", "tokens", "tokens_basis",
+    "global_batch_size", "seq_len", "observed_at",
+]
+TRAINING_SCALING_COLUMNS = [
+    "fetch_id", "source", "round", "division", "submitter", "system", "benchmark",
+    "scaling_factor", "observed_at",
+]
 SYSTEM_COLUMNS = [
     "fetch_id", "source", "round", "division", "submitter", "system", "system_name",
     "accelerator_name_raw", "accelerators_per_node", "number_of_nodes", "availability",
@@ -343,7 +352,9 @@ class RawStore:
         # A benchmark result's identity is its path (round, submitter, system, benchmark,
         # scenario), not its bytes: NVIDIA submits one run for both accuracy targets (-99 and
         # -99.9), and identical bytes at two paths are two observations.
-        by_stream = result.stream if (result.throughput or result.systems) else None
+        by_stream = result.stream if (result.throughput or result.systems
+                                      or result.training_runs or result.training_scaling
+                                      ) else None
         if self.already_loaded(con, source, saved.sha256, by_stream):
             fid = self._insert_fetch(con, status="unchanged", **common)
             if observed_at_basis != "ingest_time":  # an undated replay confirms no day
@@ -415,6 +426,16 @@ class RawStore:
                     (fid, source, d.round, d.division, d.submitter, d.system, d.system_name,
                      d.accelerator_name_raw, d.accelerators_per_node, d.number_of_nodes,
                      d.availability, d.framework, observed_at) for d in result.systems])
+            if result.training_runs:
+                _insert_frame(con, "training_runs", TRAINING_RUN_COLUMNS, [
+                    (fid, source, t.round, t.division, t.submitter, t.system, t.benchmark,
+                     t.run, t.run_start, t.run_stop, t.status, t.samples, t.tokens,
+                     t.tokens_basis, t.global_batch_size, t.seq_len, observed_at)
+                    for t in result.training_runs])
+            if result.training_scaling:
+                _insert_frame(con, "training_scaling_factors", TRAINING_SCALING_COLUMNS, [
+                    (fid, source, t.round, t.division, t.submitter, t.system, t.benchmark,
+                     t.scaling_factor, observed_at) for t in result.training_scaling])
             if rejects:  # load-time gates add their own rejects
                 _insert_frame(con, "rejects", REJECT_COLUMNS, [
                     (fid, source, r.reason, r.detail[:RAW_ROW_MAX_CHARS],

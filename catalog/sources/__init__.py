@@ -33,6 +33,7 @@ _MODULES = {
     "lambda": "gpucost.catalog.sources.lambda_cloud",
     "mlperf": "gpucost.catalog.sources.mlperf",
     "mlperf_results": "gpucost.catalog.sources.mlperf_results",
+    "mlperf_training": "gpucost.catalog.sources.mlperf_training",
     "nebius": "gpucost.catalog.sources.nebius",
     "oci": "gpucost.catalog.sources.oci",
     "paperspace": "gpucost.catalog.sources.paperspace",

@@ -96,6 +96,7 @@ loaded_systems as (
     from descriptions
     inner join in_force
         on in_force.fetch_id = descriptions.fetch_id
+    where descriptions.source <> 'mlperf_training'  -- training systems: int_training_results
 
 ),
 

@@ -15,13 +15,16 @@
 -- energy_mwh = training_energy_mwh(gpu_hours, ...), peak_cluster_power_mw at full load,
 -- usd_per_million_tokens = cost_usd / tokens x 1e6.
 -- accelerator: an id or any spelling in accelerator_aliases ("H100 SXM", "TPU v5p"); null =
--- every accelerator. mfu null = calibrated_training_mfu (the calibrated MFU model of mart
--- mfu_model, for Ampere, Hopper and TPU; in-run MFU = effective utilisation / the catalog
--- goodput, so a goodput given here still scales the hours) else default_training_mfu
--- (generation constant, FP8, MoE); other nulls take the catalog assumption (cost_defaults:
--- goodput, pue, electricity, ...).
+-- every accelerator. mfu null = training_mfu: the in-run MFU of the calibrated MFU model (mart
+-- mfu_model, in-run = effective utilisation / the catalog goodput, so a goodput given here
+-- still scales the hours) for Ampere, Hopper and TPU, and Hopper's times the family's factor
+-- (mart mfu_family_factors: measured in MLPerf Training, else the cited defaults' ratio) for
+-- every other family; default_training_mfu (generation constant, FP8, MoE) only when no
+-- parameter count is given; other nulls take the catalog assumption (cost_defaults: goodput,
+-- pue, electricity, ...).
 --
--- Feasibility (feasible, min_gpus, infeasible_reason, tensor/pipeline/data parallel): the
+-- Feasibility (feasible, min_gpus_memory, gpus_per_model_replica, infeasible_reason,
+-- tensor/pipeline/data parallel): the
 -- training state (training_state_bytes_per_param x params_total: mixed-precision Adam) and
 -- one micro-batch of activations (layers x seq x micro_batch x d_model x 34 bytes with
 -- selective recompute or 2 with full recompute, Korthikanti et al. 2022; layers and d_model
@@ -29,7 +32,10 @@
 -- model-parallel group's usable memory (usable_memory_fraction); tensor parallelism stays in
 -- the scale-up domain (mart scale_up_domains, at most max_tensor_parallel); a platform
 -- without scale-up fabric cannot train a model whose group exceeds
--- pcie_max_model_parallel_gpus; n_gpus must be at least min_gpus.
+-- pcie_max_model_parallel_gpus; n_gpus must hold one model replica (full recompute).
+-- min_gpus_memory is the memory floor alone (state and activations spread evenly);
+-- gpus_per_model_replica is the plan's tensor x pipeline group, which rounds tensor parallel
+-- up to the scale-up domain, so it can exceed the floor.
 
 create or replace macro training_cost_estimate(
     params := null,
@@ -122,7 +128,8 @@ memory_defaults as (
         max(value) filter (where assumption_key = 'd_model_per_layer') as d_model_per_layer,
         max(value) filter (where assumption_key = 'max_tensor_parallel') as max_tensor_parallel,
         max(value) filter (where assumption_key = 'pcie_max_model_parallel_gpus')
-            as pcie_max_model_parallel_gpus
+            as pcie_max_model_parallel_gpus,
+        max(value) filter (where assumption_key = 'global_batch_tokens') as global_batch_tokens
     from cost_assumptions
 
 ),
@@ -161,12 +168,13 @@ sized as (
         ) as run_peak_tflops,
         coalesce(
             chosen.arg_mfu,
-            calibrated_training_mfu(
-                mfu_group(chosen.family),
+            training_mfu(
+                chosen.family,
                 chosen.arg_params_active,
                 chosen.arg_params_total > chosen.arg_params_active,
                 chosen.arg_precision,
-                chosen.peak_bf16_dense_tflops,
+                -- FP16 stands in for BF16 on parts without it (Volta, Turing)
+                coalesce(chosen.peak_bf16_dense_tflops, chosen.peak_fp16_dense_tflops),
                 precision_peak_tflops(
                     chosen.arg_precision,
                     chosen.peak_bf16_dense_tflops,
@@ -187,8 +195,13 @@ sized as (
         ) as run_mfu,
         case
             when chosen.arg_mfu is not null then 'given'
-            when mfu_group(chosen.family) is not null and chosen.arg_params_active > 0
-                then 'mfu_model'
+            when chosen.arg_params_active > 0
+                and coalesce(chosen.peak_bf16_dense_tflops, chosen.peak_fp16_dense_tflops) > 0
+                then coalesce(
+                    (select factors.mfu_source from mfu_family_factors as factors
+                     where factors.family = chosen.family),
+                    'mfu_model (Hopper)'
+                )
             else
                 (case when chosen.arg_precision = 'fp8' then 'mfu_fp8'
                     else chosen.mfu_assumption_key end)
@@ -270,6 +283,7 @@ shaped as (
         billed.*,
         mem.state_bytes_per_param,
         mem.pcie_max_model_parallel_gpus,
+        mem.global_batch_tokens,
         coalesce(
             billed.arg_n_layers,
             round(power(
@@ -459,6 +473,7 @@ select
     billed.run_peak_tflops as peak_dense_tflops,
     billed.run_mfu as mfu,
     billed.run_mfu_source as mfu_source,
+    billed.run_pipeline_efficiency as pipeline_efficiency,
     billed.arg_goodput as goodput,
 
     ---------- the run
@@ -501,7 +516,13 @@ select
     ---------- can the platform train the model (memory, scale-up domain, cluster size)
     case when billed.arg_params_total is not null then billed.run_infeasible_reason is null end
         as feasible,
-    billed.run_min_gpus as min_gpus,
+    case when billed.arg_params_total is not null and billed.usable_bytes > 0
+        then ceil((billed.state_bytes + billed.act_bytes_full) / billed.usable_bytes)
+    end as min_gpus_memory,
+    case
+        when billed.run_infeasible_reason is null then billed.run_group
+        else billed.run_min_gpus
+    end as gpus_per_model_replica,
     billed.run_infeasible_reason as infeasible_reason,
     case when billed.run_infeasible_reason is null then billed.run_tp end as tensor_parallel,
     case when billed.run_infeasible_reason is null then billed.run_group / billed.run_tp end
@@ -536,19 +557,60 @@ select
 
 from (
     select
-        feasibility.*,
+        pipelined.*,
         -- the GPUs one instance must hold: the run's GPUs (at least its model-parallel group)
         -- rounded up to 1, 2, 4 or 8; 8 (full nodes) when the cluster is not given
         case
-            when greatest(coalesce(feasibility.arg_n_gpus, 8),
-                    coalesce(feasibility.run_min_gpus, 1)) <= 1 then 1
-            when greatest(coalesce(feasibility.arg_n_gpus, 8),
-                    coalesce(feasibility.run_min_gpus, 1)) <= 2 then 2
-            when greatest(coalesce(feasibility.arg_n_gpus, 8),
-                    coalesce(feasibility.run_min_gpus, 1)) <= 4 then 4
+            when greatest(coalesce(pipelined.arg_n_gpus, 8),
+                    coalesce(pipelined.run_min_gpus, 1)) <= 1 then 1
+            when greatest(coalesce(pipelined.arg_n_gpus, 8),
+                    coalesce(pipelined.run_min_gpus, 1)) <= 2 then 2
+            when greatest(coalesce(pipelined.arg_n_gpus, 8),
+                    coalesce(pipelined.run_min_gpus, 1)) <= 4 then 4
             else 8
         end as run_gpus_per_node
-    from feasibility
+    from (
+        -- the pipeline bubble of a platform without scale-up fabric: a plan with p pipeline stages
+        -- and m micro-batches per step idles (p - 1) / (m + p - 1) of the time (1F1B schedule,
+        -- Narayanan et al. 2021, arXiv:2104.04473 §2.2), m = global_batch_tokens / (seq x
+        -- micro-batch x data parallel). The calibrated MFU comes from runs on scale-up platforms,
+        -- whose own bubbles it holds; a PCIe platform has none, so its bubble is applied here.
+        select
+            bubbled.* replace (
+                bubbled.run_mfu * bubbled.run_pipeline_efficiency as run_mfu,
+                bubbled.run_mfu_source || case when bubbled.run_pipeline_efficiency < 1
+                    then ' x pipeline bubble ' || printf('%.2f', bubbled.run_pipeline_efficiency)
+                    else '' end as run_mfu_source,
+                bubbled.run_compute_gpu_hours / bubbled.run_pipeline_efficiency
+                    as run_compute_gpu_hours,
+                bubbled.run_gpu_hours / bubbled.run_pipeline_efficiency as run_gpu_hours
+            )
+        from (
+            select
+                planned_run.*,
+                case
+                    when planned_run.arg_mfu is not null
+                        or planned_run.arg_n_gpus is null
+                        or planned_run.run_group is null
+                        or planned_run.run_tp is null
+                        or planned_run.flops_basis = 'cluster_time'
+                        or coalesce(planned_run.has_scale_up_fabric, false)
+                        or planned_run.run_infeasible_reason is not null
+                        or planned_run.run_group / planned_run.run_tp <= 1
+                        or floor(planned_run.arg_n_gpus / planned_run.run_group) < 1
+                        or planned_run.global_batch_tokens is null
+                        then 1.0
+                    else (planned_run.global_batch_tokens / (planned_run.shape_seq_len
+                            * planned_run.shape_micro_batch
+                            * floor(planned_run.arg_n_gpus / planned_run.run_group)))
+                        / (planned_run.global_batch_tokens / (planned_run.shape_seq_len
+                            * planned_run.shape_micro_batch
+                            * floor(planned_run.arg_n_gpus / planned_run.run_group))
+                            + planned_run.run_group / planned_run.run_tp - 1)
+                end as run_pipeline_efficiency
+            from feasibility as planned_run
+        ) as bubbled
+    ) as pipelined
 ) as billed
 left join bases
     on bases.basis_accelerator_id = billed.accelerator_id

@@ -80,6 +80,18 @@ system_descriptions as (
 
 ),
 
+training_runs as (
+
+    select * from stg_raw__training_runs
+
+),
+
+training_scaling_factors as (
+
+    select * from stg_raw__training_scaling_factors
+
+),
+
 offers as (
 
     select * from int_offers_mapped
@@ -208,6 +220,16 @@ rows_in_force as (
         system_descriptions.fetch_id,
         system_descriptions.observed_at
     from system_descriptions
+    union all
+    select
+        training_runs.fetch_id,
+        training_runs.observed_at
+    from training_runs
+    union all
+    select
+        training_scaling_factors.fetch_id,
+        training_scaling_factors.observed_at
+    from training_scaling_factors
 
 ),
 

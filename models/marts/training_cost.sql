@@ -6,7 +6,7 @@
 -- null price basis: FLOPs, hours and energy still answer the question). A scenario that names
 -- its own price (the seed's "2 USD per H100-hour") is priced at that price only: its rows
 -- have price_basis 'given', so its label and its cost agree. Every row says whether the
--- platform can train the model at all (feasible, min_gpus, infeasible_reason: memory for the
+-- platform can train the model at all (feasible, gpus_per_model_replica, infeasible_reason: memory for the
 -- weights, gradients, Adam state and activations, the scale-up domain, the cluster size);
 -- rankings leave out the infeasible ones.
 --
@@ -19,12 +19,18 @@
 --   precision: the run's training precision (bf16 unless the scenario says fp16, fp8, fp4 or int8)
 --   peak_dense_tflops [TFLOP/s]: dense peak throughput at precision (bf16 and fp16 stand in for
 --     each other where a part lacks one)
---   mfu [fraction]: in-run model FLOPs utilisation against peak_dense_tflops: the scenario's, else
---     the calibrated MFU model (calibrated_training_mfu, mart mfu_model) for the families it
---     covers (Ampere, Hopper, TPU), else default_training_mfu (generation constant, FP8, MoE)
---   mfu_source: where mfu comes from: 'given' (the scenario), 'mfu_model' (the calibrated
---     model) or the assumption key (mfu_cdna, mfu_fp8, ...), with ' x moe_mfu_multiplier' for
---     a mixture of experts
+--   mfu [fraction]: in-run model FLOPs utilisation against peak_dense_tflops (goodput is
+--     separate): the scenario's, else training_mfu: the calibrated MFU model (mart mfu_model)
+--     for Ampere, Hopper and TPU, Hopper's times the family factor (mart mfu_family_factors:
+--     measured in MLPerf Training, else the cited defaults' ratio) for other families, times
+--     pipeline_efficiency; default_training_mfu only without a parameter count
+--   mfu_source: where mfu comes from: 'given' (the scenario), 'mfu_model', the family factor's
+--     words (mfu_family_factors.mfu_source) with ' x pipeline bubble' when one applies, or the
+--     assumption key of default_training_mfu
+--   pipeline_efficiency [fraction]: share of time a platform without scale-up fabric computes
+--     when its plan needs pipeline stages: m / (m + p - 1), m micro-batches per step
+--     (global_batch_tokens / (seq x micro-batch x data parallel)), p stages (1F1B schedule,
+--     arXiv:2104.04473); 1 elsewhere (the calibrated MFU holds scale-up platforms' own bubbles)
 --   goodput [fraction]: wall-clock efficiency on top of MFU (failures, restarts, checkpoints): the
 --     scenario's, else assumption goodput
 --   tokens [tokens]: training tokens: as given, else tokens_per_param x params_total; for a run
@@ -40,12 +46,16 @@
 --   wall_clock_days [days]: gpu_hours / n_gpus / 24; null without n_gpus
 --   feasible: the platform can train the model on n_gpus: its memory holds the training state
 --     (training_state_bytes_per_param x params_total) and one micro-batch of activations over
---     a model-parallel group of at most min_gpus, tensor parallelism stays in the scale-up
+--     a model-parallel group of at most gpus_per_model_replica, tensor parallelism stays in the scale-up
 --     domain, and a platform without scale-up fabric needs no model-parallel group beyond
 --     pcie_max_model_parallel_gpus; null when no parameter count is known
---   min_gpus [GPUs]: the fewest accelerators that hold weights, gradients, Adam state and one
---     micro-batch of activations with full recompute (tensor parallel over the scale-up domain,
---     at most max_tensor_parallel, times pipeline stages); null when even that does not fit
+--   min_gpus_memory [GPUs]: the memory floor: training state plus one micro-batch of
+--     activations (full recompute) over the usable memory of one accelerator, rounded up, as
+--     if spread evenly; not a plan (a plan's group is gpus_per_model_replica)
+--   gpus_per_model_replica [GPUs]: the accelerators one copy of the model spans in the plan,
+--     tensor x pipeline parallel (tensor parallel over the scale-up domain, at most
+--     max_tensor_parallel); when infeasible, the smallest such group with full recompute; null
+--     when even that does not fit
 --   infeasible_reason: why feasible is false, in words with the figures; null when feasible
 --   tensor_parallel [GPUs]: tensor-parallel degree of the plan on n_gpus (1 when the model fits
 --     one accelerator); null when infeasible

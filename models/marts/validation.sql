@@ -45,10 +45,11 @@
 --     what the calibrated MFU model is fitted on
 --   mfu_group: the calibrated MFU model's group of the accelerator (mfu_group: ampere, hopper,
 --     tpu); null for a family it does not cover
---   default_mfu [fraction]: the MFU an estimate uses for the run: calibrated_training_mfu where
---     mfu_group is set, else the catalog constant (default_training_mfu: generation, FP8, MoE)
---   default_mfu_source: 'mfu_model' (the calibrated model) or the assumption key(s) behind the
---     constant (mfu_ampere, ..., with ' x moe_mfu_multiplier' for a mixture of experts)
+--   default_mfu [fraction]: the MFU an estimate uses for the run: training_mfu (the calibrated
+--     model for Ampere, Hopper and TPU; Hopper's times the family factor of mfu_family_factors
+--     for any other family), else the catalog constant (default_training_mfu) without params
+--   default_mfu_source: 'mfu_model' (the calibrated model), the family factor's words
+--     (mfu_family_factors.mfu_source) or the assumption key(s) behind the constant
 --   goodput [fraction]: the catalog goodput applied in both predictions
 --   predicted_gpu_hours_default [GPU-hours]: flops / (peak_dense_tflops x default_mfu x 3600) /
 --     goodput
@@ -102,12 +103,13 @@ resolved as (
         accelerator_inputs.peak_bf16_dense_tflops,
         mfu_group(accelerator_inputs.family) as mfu_group,
         coalesce(
-            calibrated_training_mfu(
-                mfu_group(accelerator_inputs.family),
+            training_mfu(
+                accelerator_inputs.family,
                 runs.params_active,
                 runs.params_total > runs.params_active,
                 runs.precision,
-                accelerator_inputs.peak_bf16_dense_tflops,
+                coalesce(accelerator_inputs.peak_bf16_dense_tflops,
+                    accelerator_inputs.peak_fp16_dense_tflops),
                 precision_peak_tflops(
                     runs.precision,
                     accelerator_inputs.peak_bf16_dense_tflops,
@@ -128,6 +130,13 @@ resolved as (
         ) as default_mfu,
         case
             when mfu_group(accelerator_inputs.family) is not null then 'mfu_model'
+            when runs.params_active > 0 and coalesce(accelerator_inputs.peak_bf16_dense_tflops,
+                    accelerator_inputs.peak_fp16_dense_tflops) > 0
+                then coalesce(
+                    (select factors.mfu_source from mfu_family_factors as factors
+                     where factors.family = accelerator_inputs.family),
+                    'mfu_model (Hopper)'
+                )
             else (case when runs.precision = 'fp8' then 'mfu_fp8'
                 else accelerator_inputs.mfu_assumption_key end)
                 || (case when runs.params_total > runs.params_active

@@ -15,32 +15,12 @@ Figures worked out by hand from the recorded payloads (../shared/data/prices, re
 
 from __future__ import annotations
 
-import shutil
-import time
 from pathlib import Path
 
-import duckdb
 import pytest
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 H100 = "nvidia-h100-sxm5-80gb"
-
-
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory, request):
-    if not SHARED.is_dir():
-        request.getfixturevalue("shared_data")  # skips, or fails under CI
-    from gpucost.flows import recorded
-
-    data = tmp_path_factory.mktemp("everything")
-    lines: list[str] = []
-    start = time.perf_counter()
-    results, published = recorded.ingest_recorded(SHARED, data, say=lines.append)
-    seconds = time.perf_counter() - start
-    con = duckdb.connect(str(data / "gpucost.duckdb"), read_only=True)
-    yield con, results, published, seconds, lines
-    con.close()
-    shutil.rmtree(data, ignore_errors=True)
 
 
 def _q(con, sql: str, params=None) -> list[tuple]:
@@ -48,7 +28,7 @@ def _q(con, sql: str, params=None) -> list[tuple]:
 
 
 def test_everything_recorded_loads_and_publishes_once_within_a_minute(loaded):
-    con, results, published, seconds, lines = loaded
+    con, results, published, seconds, lines, _ = loaded
     unexpected = [(f.name, o.error_type, str(o.error)) for r in results
                   for f, o in r.unexpected()]
     assert unexpected == []
