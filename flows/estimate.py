@@ -296,7 +296,11 @@ def _training_keys(args: argparse.Namespace, rows: list[dict[str, Any]],
                    power_keys: dict[str, tuple[str, str]]) -> list[str]:
     keys: list[str] = []
     for r in rows:
-        keys += [k.strip() for k in (r["mfu_source"] or "").split(" x ") if k.strip() != "given"]
+        # the assumptions the MFU's source names (mfu_fallback / mfu_hopper, mfu_fp8, ...)
+        keys += [k for k in re.findall(r"\b(?:mfu_[a-z0-9_]+|moe_mfu_multiplier)\b",
+                                       r["mfu_source"] or "") if k != "mfu_model"]
+        if (r.get("pipeline_efficiency") or 1) < 1:
+            keys.append("global_batch_tokens")
         keys += list(power_keys.get(r["accelerator_id"], ("", "")))
         note = r.get("basis_note") or ""
         keys += re.findall(r"\((cud_discount_[a-z0-9_]+)\)", note)
@@ -678,10 +682,16 @@ def _table(headers: list[str], rows: list[list[str]], out: Any) -> None:
 
 
 def _mfu_model(con: Any, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
-    if not any(r.get("mfu_source") == "mfu_model" for r in rows):
+    if not any("mfu_model" in (r.get("mfu_source") or "") for r in rows):
         return None
     found = _rows(con, "select * from mfu_model")
-    return found[0] if found else None
+    if not found:
+        return None
+    sources = {r.get("mfu_source") or "" for r in rows}
+    factors = [f for f in _rows(con, "select * from mfu_family_factors where mfu_basis <> "
+                                     "'mfu_model' order by family")
+               if any(src.startswith(f["mfu_source"]) for src in sources)]
+    return dict(found[0], family_factors=factors)
 
 
 def _print_assumptions(result: dict[str, Any], out: Any) -> None:
@@ -694,6 +704,13 @@ def _print_assumptions(result: dict[str, Any], out: Any) -> None:
               "log10(params / 1e10) [Hopper, params clamped to "
               f"{_count(m['hopper_params_min'])}-{_count(m['hopper_params_max'])}]) / goodput, "
               "against the BF16 peak (rescaled to the FP8 peak for an FP8 run)", file=out)
+        for f in m.get("family_factors") or []:
+            how = (f"measured in MLPerf Training against Hopper, {f['pairs']} result pairs on "
+                   f"{f['benchmarks']} (range {_num(f['min_pair_factor'])}-"
+                   f"{_num(f['max_pair_factor'])})" if f["mfu_basis"] == "mlperf_training"
+                   else "the cited generation defaults' ratio")
+            print(f"  {f['family']}: Hopper's MFU x {_num(f['hopper_factor'])}, {how} "
+                  "(mart mfu_family_factors)", file=out)
     if not result.get("assumptions"):
         return
     print("\nassumptions (catalog/assumptions.csv):", file=out)

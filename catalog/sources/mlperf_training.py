@@ -48,6 +48,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from gpucost.catalog.records import (
+    EmptyPayloadError,
     FetchError,
     ParseError,
     ParseResult,
@@ -135,6 +136,9 @@ def parse_run(payload: Payload, where: re.Match[str]) -> ParseResult:
                   and e.get("event_type") == "INTERVAL_START"), first.get("run_start"))
     stop = next((e for e in events if e["key"] == "run_stop"), None)
     started, stopped = (_when(start) if start else None), (_when(stop) if stop else None)
+    if start is None and stop is None:
+        raise EmptyPayloadError(f"{NAME} {payload.name}: a run log with no run in it (no "
+                                "run_start, no run_stop)")
     if started is None or stopped is None:
         raise ParseError(f"{NAME} {payload.name}: a run log without its timed interval "
                          f"(run_start {'found' if started else 'missing'}, run_stop "
@@ -189,6 +193,8 @@ def parse_scaling(payload: Payload, where: re.Match[str]) -> ParseResult:
         data = json.loads(payload.content)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ParseError(f"{NAME} {payload.name}: truncated or invalid JSON ({exc})") from exc
+    if data == {}:
+        raise EmptyPayloadError(f"{NAME} {payload.name}: an empty scaling file")
     factor = _positive(data.get("scaling_factor")) if isinstance(data, dict) else None
     if factor is None:
         raise ParseError(f"{NAME} {payload.name}: no positive scaling_factor")

@@ -128,6 +128,11 @@ EXPECTED_INSTEAD: dict[tuple[str, str], tuple[frozenset[str], str]] = {
         "a system description without accelerator is valid (a CPU-only system: a reject, no "
         "figure), so the loader's row-count guard refuses it against the stream's last good "
         "rows"),
+    ("empty_catalog", "mlperf_training"): (
+        frozenset({"RowCountCollapseError", "EmptyPayloadError"}),
+        "a system description without accelerator is valid (a reject, no row: the row-count "
+        "guard refuses it); a run log without a run and a scaling.json without a factor are "
+        "empty"),
     ("empty_catalog", "mlperf_results"): (
         frozenset({"RowCountCollapseError", "EmptyPayloadError"}),
         "a system description without accelerator is valid (a reject, no row: the row-count "
