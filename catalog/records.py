@@ -86,6 +86,8 @@ class ThroughputObservation:
     valid: bool  # "Result is : VALID"
     ttft_limit_ms: float | None = None  # p99 time-to-first-token limit (Server/Interactive)
     tpot_limit_ms: float | None = None  # p99 time-per-output-token limit
+    ttft_mean_ms: float | None = None  # measured mean time to first token (Server/Interactive)
+    tpot_mean_ms: float | None = None  # measured mean time per output token (Server/Interactive)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +143,37 @@ class TrainingScalingFactor:
 
 
 @dataclass(frozen=True, slots=True)
+class ServingSweepPoint:
+    """One concurrency point of a serving sweep (an InferenceX / vLLM `benchmark_serving` run):
+    what the whole server delivered at that many concurrent requests, and the speed each user
+    saw. Figures are as the file states them, in tokens per second and milliseconds; what a
+    file does not state is None, never a guess (the hardware of a file that does not name it
+    comes from a cited curated table in SQL: catalog/inferencex_hardware.csv)."""
+
+    sweep: str  # the sweep's repository path (<owner>/<repo>/<path>, without _concN / .json)
+    model: str  # the model served, as the file names it ("zai-org/GLM-4.7")
+    hardware_raw: str | None  # the hardware as the file spells it; None when it does not say
+    gpus: float | None  # accelerators serving the model, as stated; None when not stated
+    framework: str | None  # serving software ("vllm-gaudi 0.17.1rc1"), None when not stated
+    precision: str | None  # weights' precision as stated ("BF16"), None when not stated
+    input_len: float | None  # tokens per prompt
+    output_len: float | None  # tokens generated per request
+    concurrency: float  # concurrent requests (max_concurrency)
+    output_tokens_per_second: float  # generated tokens/s of the whole server
+    total_tokens_per_second: float | None  # input + output tokens/s of the whole server
+    output_tokens_per_second_per_gpu_stated: float | None  # the file's own per-GPU figure
+    tokens_per_second_per_user: float | None  # generated tokens/s one user sees
+    interactivity_basis: str  # how the per-user speed was read: "interactivity", ...
+    mean_ttft_ms: float | None
+    median_ttft_ms: float | None
+    p99_ttft_ms: float | None
+    mean_tpot_ms: float | None
+    median_tpot_ms: float | None
+    p99_tpot_ms: float | None
+    requests_completed: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class Reject:
     """A row a parser (or a gate) refused, with the reason. Never drop silently."""
 
@@ -165,6 +198,7 @@ class ParseResult:
     systems: list[SystemDescription] = field(default_factory=list)
     training_runs: list[TrainingRunObservation] = field(default_factory=list)
     training_scaling: list[TrainingScalingFactor] = field(default_factory=list)
+    serving_points: list[ServingSweepPoint] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     observed_at: datetime | None = None  # when the payload itself says it was observed
 
@@ -172,7 +206,8 @@ class ParseResult:
     def n_rows(self) -> int:
         """Rows this payload loads (what the row-count guard compares)."""
         return (len(self.prices) + len(self.specs) + len(self.throughput) + len(self.systems)
-                + len(self.training_runs) + len(self.training_scaling))
+                + len(self.training_runs) + len(self.training_scaling)
+                + len(self.serving_points))
 
 
 @dataclass(frozen=True, slots=True)

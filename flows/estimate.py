@@ -83,7 +83,7 @@ _TRAINING_ONLY = ("tokens", "tokens_per_param", "mfu", "goodput", "days", "flops
                   "pue", "electricity", "breakdown", "scenario", "all")
 _INFERENCE_ONLY = ("batch", "context", "kv_heads", "head_dim", "kv_bytes_per_token",
                    "kv_precision", "bandwidth_utilisation", "compute_utilisation", "compare",
-                   "claim", "benchmark")
+                   "claim", "benchmark", "min_tokens_per_user")
 _RENT_VS_BUY_ONLY = ("utilisation", "years")
 # the options --rent-vs-buy reads besides its own
 _RENT_VS_BUY_ALLOWED = ("accelerator", "format", "rent_vs_buy", *_RENT_VS_BUY_ONLY)
@@ -236,6 +236,10 @@ def add_estimate_parser(sub: Any) -> None:
     i.add_argument("--benchmark", metavar="NAME",
                    help="the MLPerf benchmark whose measurements --compare prefers (e.g. "
                         "gpt-oss-120b, llama2-70b; inference_throughput.benchmark)")
+    i.add_argument("--min-tokens-per-user", type=_positive, metavar="N",
+                   help="the measured throughput and cost while each user gets N tokens/s "
+                        "(interpolated between measured points, never extrapolated; "
+                        "--benchmark picks the model, else the measured models of --params)")
     i.add_argument("--claim", type=_positive,
                    help="a vendor's claimed ratio, set beside the supported one (--compare)")
     e.set_defaults(func=cmd_estimate)
@@ -577,6 +581,38 @@ def _measured_same_model(con: Any, accelerator_id: str,
         {"acc": accelerator_id, "active": active, "total": total})
 
 
+def _interactivity(con: Any, args: argparse.Namespace, accelerator: dict[str, Any] | None,
+                   values: dict[str, Any]) -> dict[str, Any]:
+    """Per measured curve of the model (--benchmark, else the benchmarks whose active and
+    total parameters are within 10% of the estimate's): the throughput per GPU at
+    --min-tokens-per-user and its cost at the cheapest observed rental (macro
+    throughput_at_interactivity, which interpolates and never extrapolates)."""
+    if args.benchmark:
+        models = [args.benchmark]
+    else:
+        active = values.get("params")
+        total = values.get("params_total") or active
+        models = [r["benchmark"] for r in _rows(
+            con, "select benchmark from inference_benchmarks where abs(params_active / $a - 1)"
+                 " <= 0.1 and abs(params_total / $t - 1) <= 0.1 order by 1",
+            {"a": active, "t": total})]
+    rows: list[dict[str, Any]] = []
+    for model in models:
+        rows += _rows(con, """
+            select * from throughput_at_interactivity($n, model := $model,
+                                                      accelerator := $acc)
+            qualify row_number() over (
+                partition by curve_id
+                order by price_basis = 'on_demand_min' desc, basis_kind = 'observed' desc,
+                    usd_per_million_output_tokens nulls last
+            ) = 1
+            order by tokens_per_second_per_gpu is null, usd_per_million_output_tokens nulls last,
+                curve_id""",
+            {"n": args.min_tokens_per_user, "model": model,
+             "acc": accelerator["accelerator_id"] if accelerator else None})
+    return {"tokens_per_user": args.min_tokens_per_user, "models": models, "rows": rows}
+
+
 def inference_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     """Run inference_cost_estimate (and inference_cost_ratio with --compare)."""
     if args.params is None:
@@ -620,6 +656,8 @@ def inference_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
                  "benchmark := $benchmark) where pair_rank <= 3 order by pair_rank",
             {"platform": other["accelerator_id"], "baseline": accelerator["accelerator_id"],
              "benchmark": args.benchmark})
+    if args.min_tokens_per_user is not None:
+        result["interactivity"] = _interactivity(con, args, accelerator, values)
     keys: list[str] = [f"inference_serving_{k}" for k in
                        (("batch_size",) if "batch_size" in serving else ())
                        + (("weight_bits",) if "precision" in serving else ())]
@@ -1049,7 +1087,27 @@ def _print_inference(result: dict[str, Any], out: Any) -> None:
                        if result["claim"] else [])
                     for c in result["compare"]], out)
         _print_measured_pairs(result, out)
+    if "interactivity" in result:
+        _print_interactivity(result["interactivity"], out)
     _print_assumptions(result, out)
+
+
+def _print_interactivity(found: dict[str, Any], out: Any) -> None:
+    n = _num(found["tokens_per_user"])
+    print(f"\nmeasured at {n} tokens/s per user (inference_interactivity; "
+          f"{', '.join(found['models']) or 'no measured model matches --params: give --benchmark'})"
+          ":", file=out)
+    if not found["rows"]:
+        print("  no measured curve of this model" + (" on this accelerator" if found["rows"]
+                                                      is not None else ""), file=out)
+        return
+    _table(["accelerator", "GPUs", "measured by", "model", "tok/s/GPU", "USD/M tok",
+            "basis (provider)", "how"],
+           [[r["accelerator_id"], _num(r["accelerator_count"]),
+             f"{r['measured_by']} {r['software'] or ''}".strip(), r["model"],
+             _num(r["tokens_per_second_per_gpu"]), _num(r["usd_per_million_output_tokens"]),
+             f"{r['price_basis'] or '-'} ({r['provider'] or '-'})", r["note"]]
+            for r in found["rows"]], out)
 
 
 def _print_measured(result: dict[str, Any], rows: list[dict[str, Any]], out: Any) -> None:

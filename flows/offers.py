@@ -31,6 +31,13 @@ COLUMNS = ["accelerator_id", "accelerator_name", "provider", "sku", "region", "p
            "price_per_gpu_hour", "price_per_hour", "gpu_count", "gpu_memory_gb",
            "usd_per_bf16_pflop_hour", "n_regions", "observed_at", "observed_at_known",
            "age_days", "source", "source_kind", "fetch_id", "source_url"]
+# with --workload: the measured result behind each offer's cost per million tokens
+WORKLOAD_COLUMNS = ["workload", "round", "submitter", "software_family",
+                    "result_accelerator_count", "match", "match_note",
+                    "tokens_per_second_per_gpu", "tokens_per_second_per_user",
+                    "interactivity_basis", "result_observed_at", "usd_per_million_output_tokens"]
+SCENARIOS = ("offline", "server", "interactive")
+DEFAULT_SCENARIO = "server"
 RESOLVE_SQL = "select * from resolve_accelerator($name)"
 UNMAPPED_SQL = "gpucost sql \"select * from unmapped_gpu_names\""
 
@@ -127,17 +134,38 @@ def unmapped_line(rows: list[dict[str, Any]]) -> str:
     return "; ".join(parts) + f": {UNMAPPED_SQL}"
 
 
+def parse_workload(con: Any, text: str) -> tuple[str, str]:
+    """'llama2-70b' or 'gpt-oss-120b:interactive' -> (benchmark, scenario); the benchmark must
+    be one measured in the warehouse (offer_token_costs)."""
+    benchmark, _, scenario = text.strip().lower().partition(":")
+    scenario = scenario.strip() or DEFAULT_SCENARIO
+    if scenario not in SCENARIOS:
+        raise OffersError(f"--workload {text!r}: the scenario must be one of "
+                          f"{', '.join(SCENARIOS)} (benchmark:scenario)")
+    known = [r[0] for r in con.execute(
+        "select distinct benchmark from offer_token_costs order by 1").fetchall()]
+    if benchmark.strip() not in known:
+        raise OffersError(f"--workload {text!r}: no measured benchmark of that name; measured: "
+                          f"{', '.join(known) or 'none (load MLPerf Inference results)'}")
+    return benchmark.strip(), scenario
+
+
 def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
                  max_price: float | None = None, provider: str | None = None,
                  region: str | None = None, pricing_model: str = "on_demand",
                  sort: str = "price", all_regions: bool = False,
                  include_crosscheck: bool = False, include_reference: bool = False,
-                 dated_only: bool = False, max_age_days: float | None = None) -> Any:
+                 dated_only: bool = False, max_age_days: float | None = None,
+                 workload: str | None = None) -> Any:
     """The offers as a pandas DataFrame (columns COLUMNS): dated offers first, then undated
     ones (observed_at_known false: age unknown), each group cheapest first by `sort`.
     dated_only leaves the undated out; max_age_days keeps offers observed at most that many
-    days ago (an undated offer's age is unknown, so it is left out too)."""
+    days ago (an undated offer's age is unknown, so it is left out too). workload
+    ('llama2-70b', 'gpt-oss-120b:interactive'; the scenario defaults to server) adds
+    WORKLOAD_COLUMNS from the mart offer_token_costs: the closest comparable measured result
+    and the offer's USD per million output tokens at it."""
     name, count = parse_gpu(gpu)
+    benchmark, scenario = parse_workload(con, workload) if workload else (None, None)
     if sort not in SORTS:
         raise OffersError(f"--sort must be one of {', '.join(SORTS)}")
     if max_age_days is not None and not max_age_days >= 0:
@@ -176,9 +204,20 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
             offers.*,
             count(*) over (partition by offers.provider, offers.sku, offers.pricing_model)
                 as n_regions,
-            coalesce(offers.gpu_memory_gb, accelerators.memory_gb) as memory_gb
+            coalesce(offers.gpu_memory_gb, accelerators.memory_gb) as memory_gb,
+            {', '.join(f'tokens.{c}' for c in WORKLOAD_COLUMNS)}
         from offers
         inner join accelerators on accelerators.accelerator_id = offers.accelerator_id
+        left join offer_token_costs as tokens
+            on tokens.accelerator_id = offers.accelerator_id
+            and tokens.provider = offers.provider
+            and tokens.sku = offers.sku
+            and tokens.region is not distinct from offers.region
+            and tokens.pricing_model = offers.pricing_model
+            and tokens.source = offers.source
+            and tokens.price_per_gpu_hour = offers.price_per_gpu_hour
+            and tokens.benchmark = $benchmark
+            and lower(tokens.scenario) = $scenario
         qualify row_number() over (
             partition by {partition}
             order by offers.observed_at_known desc, offers.price_per_gpu_hour,
@@ -192,6 +231,7 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
         "model": pricing_model, "count": count, "max_price": max_price,
         "min_memory": min_memory_gb, "provider": provider, "region": region,
         "dated_only": dated_only, "max_age": max_age_days,
+        "benchmark": benchmark, "scenario": scenario,
     })
     frame = pd.DataFrame(cur.fetchall(), columns=[d[0] for d in cur.description])
     frame["gpu_memory_gb"] = frame["memory_gb"]
@@ -199,7 +239,7 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
     frame["_undated"] = ~frame["observed_at_known"]
     frame = frame.sort_values(["_undated", SORTS[sort], "price_per_gpu_hour", "provider", "sku"],
                               na_position="last", kind="stable")
-    return frame[COLUMNS].reset_index(drop=True)
+    return frame[COLUMNS + (WORKLOAD_COLUMNS if workload else [])].reset_index(drop=True)
 
 
 def offers(gpu: str, *, data_dir: Any = None, **filters: Any) -> Any:
@@ -269,7 +309,8 @@ def cmd_offers(args: argparse.Namespace) -> int:
                        sort=args.sort, all_regions=args.all_regions,
                        include_crosscheck=args.include_crosscheck,
                        include_reference=args.include_reference,
-                       dated_only=args.dated_only, max_age_days=args.max_age)
+                       dated_only=args.dated_only, max_age_days=args.max_age,
+                       workload=args.workload)
     except OffersError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -295,13 +336,25 @@ def cmd_offers(args: argparse.Namespace) -> int:
         if not args.all_regions and r.n_regions > 1:
             region += f" (+{r.n_regions - 1})"
         memory = f"{r.gpu_memory_gb:g}" if r.gpu_memory_gb == r.gpu_memory_gb else "-"
+        tokens = []
+        if args.workload:
+            measured = r.tokens_per_second_per_gpu == r.tokens_per_second_per_gpu \
+                and r.tokens_per_second_per_gpu is not None
+            usd_m = r.usd_per_million_output_tokens
+            tokens = [f"{usd_m:.3g}" if usd_m == usd_m and usd_m is not None else "-",
+                      f"{r.tokens_per_second_per_gpu:,.0f}" if measured else "-",
+                      (f"{r.round} {r.submitter} {r.software_family or '?'} "
+                       f"({r.match}, {r.result_accelerator_count:g} GPUs)") if measured
+                      else "no result for this accelerator"]
         rows.append([r.accelerator_name, r.provider, r.sku, region,
                      f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
-                     f"{r.gpu_count:g}", memory, _age(r.age_days), f"{r.source}{mark}",
-                     r.source_url or "-"])
+                     f"{r.gpu_count:g}", memory, _age(r.age_days), *tokens,
+                     f"{r.source}{mark}", r.source_url or "-"])
     header = ["accelerator", "provider", "sku",
               "region" if args.all_regions else "region (cheapest)", "USD/GPU-h",
-              "USD/h", "GPUs", "GB/GPU", "age", "source", "source URL"]
+              "USD/h", "GPUs", "GB/GPU", "age"] + (
+                  ["USD/M tok", "tok/s/GPU", "measured (round, submitter, software, match)"]
+                  if args.workload else []) + ["source", "source URL"]
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
     print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
     for row in rows:
@@ -312,6 +365,13 @@ def cmd_offers(args: argparse.Namespace) -> int:
           + "; " + _kinds_shown(args)
           + (f"; dated first, then {undated} undated (age unknown: a file replayed without a"
              " date; --dated-only leaves them out)" if undated else ""))
+    if args.workload:
+        workload = frame["workload"].dropna()
+        print(f"USD/M tok: USD per million generated tokens = USD/GPU-h / (tok/s/GPU x 3600)"
+              f" x 10^6, at the closest measured MLPerf Inference result of "
+              f"{workload.iloc[0] if len(workload) else args.workload} (offer_token_costs): "
+              "same size first, else whole copies of a smaller system; a larger system is "
+              "not comparable")
     if unmapped:
         print(unmapped)
     return EXIT_OK
@@ -344,5 +404,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "without a date); they are listed after the dated ones otherwise")
     o.add_argument("--max-age", type=float, metavar="DAYS",
                    help="only offers observed at most DAYS ago (undated offers are left out)")
+    o.add_argument("--workload", metavar="BENCHMARK[:SCENARIO]",
+                   help="add USD per million generated tokens at the closest measured MLPerf "
+                        "Inference result, e.g. llama2-70b, gpt-oss-120b:interactive "
+                        f"(scenario offline, server or interactive; default {DEFAULT_SCENARIO})")
     o.add_argument("--format", choices=("table", "csv", "json"), default="table")
     o.set_defaults(func=cmd_offers)

@@ -116,6 +116,7 @@ def _merge(results: list[ParseResult], stream: str) -> ParseResult:
         merged.systems += r.systems
         merged.training_runs += r.training_runs
         merged.training_scaling += r.training_scaling
+        merged.serving_points += r.serving_points
         merged.rejects += r.rejects
     return merged
 

@@ -82,6 +82,7 @@ FEEDS: tuple[Feed, ...] = (
     Feed("mlperf", ("specs/mlperf_inference_v4.1_systems/**/*.json",)),
     Feed("mlperf_results", ("throughput",), tree=True),
     Feed("mlperf_training", ("training",), tree=True),
+    Feed("inferencex", ("throughput/inferencemax_inferencex",), tree=True),
 )
 
 

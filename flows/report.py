@@ -124,6 +124,7 @@ class ReportData:
     unmapped: Panel
     prices: Panel = field(default_factory=Panel)
     measured: Panel = field(default_factory=Panel)
+    interactivity: Panel = field(default_factory=Panel)
     banner: str = ""  # the freshness banner (empty when every source is fresh)
 
 
@@ -462,6 +463,33 @@ def _measured_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
         "(on_demand_min), the system's GPU-hours priced per GPU; log scale")
 
 
+def _interactivity_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
+    """Per model: every measured throughput-vs-interactivity point (inference_interactivity)
+    priced at the cheapest dated on-demand offer of the system's size (on_demand_min): USD per
+    million output tokens against the tokens/s each user gets, one line per system."""
+    if "inference_interactivity" not in tables:
+        return Panel(missing="the inference_interactivity mart is not in this warehouse")
+    rows = con.execute("""
+        select model, curve_id, accelerator_id, measured_by, point,
+            tokens_per_second_per_user, interactivity_basis, tokens_per_second_per_gpu,
+            usd_per_million_output_tokens, provider, price_per_gpu_hour, on_frontier
+        from inference_interactivity
+        where price_basis = 'on_demand_min' and usd_per_million_output_tokens > 0
+        order by model, accelerator_id, curve_id, tokens_per_second_per_user
+        """).fetchall()
+    if not rows:
+        return Panel(missing="no measured Server, Interactive or sweep point is priced on-demand"
+                     " yet: load MLPerf Inference results and InferenceX sweeps (README)")
+    return Panel(rows=rows, basis=basis_caption("on_demand_min", (
+        "Pricing model on-demand: each system at the cheapest dated on-demand offer of its "
+        "node's size.")),
+        note="USD per million generated tokens (log) against the tokens/s each user gets "
+        "(log): the batch-efficiency curve. MLPerf Server and Interactive results (hollow "
+        "points where only the TPOT limit's floor is known) and InferenceX sweeps (one point "
+        "per concurrency); a line joins the frontier points of one system (grey: a point "
+        "another point of the same system beats on both axes)")
+
+
 def _health_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     if "source_health" not in tables:
         return Panel(missing="the source_health mart is not in this warehouse")
@@ -502,6 +530,7 @@ def collect(con: duckdb.DuckDBPyConnection, published_at: datetime) -> ReportDat
         unmapped=_unmapped_panel(con, tables),
         prices=_prices_panel(con, tables),
         measured=_measured_panel(con, tables),
+        interactivity=_interactivity_panel(con, tables),
         banner=_banner(con, tables),
     )
 
@@ -796,6 +825,68 @@ def measured_chart(panel: Panel) -> str:
         for bench, rows in sorted(by_benchmark.items()))
 
 
+def interactivity_chart(panel: Panel) -> str:
+    """Per model, a log-log chart: x tokens/s per user, y USD per million output tokens, one
+    colour per accelerator, a line per system (curve)."""
+    by_model: dict[str, list[tuple]] = {}
+    for row in panel.rows:
+        by_model.setdefault(str(row[0]), []).append(row)
+    out = []
+    for model, rows in sorted(by_model.items()):
+        accs = sorted({str(r[2]) for r in rows})
+        colour = {a: PALETTE[k % len(PALETTE)] for k, a in enumerate(accs)}
+        width, height, left, top, bottom = 900, 300, 64, 14, 40
+        right = max(140, math.ceil(max(text_width(a) for a in accs)) + 48)
+        svg = Svg(width, height, "interactivity",
+                  f"USD per million output tokens against tokens/s per user, {model}")
+        x0, x1, y0, y1 = left, width - right, height - bottom, top
+        xs = [float(r[5]) for r in rows]
+        ys = [float(r[8]) for r in rows]
+        sx, xticks = _log_scale(min(xs), max(xs), x0, x1)
+        sy_up, yticks = _log_scale(min(ys), max(ys), 0, y0 - y1)
+
+        def sy(v: float, up=sy_up, base=y0) -> float:
+            return base - up(v)
+
+        for v in xticks:
+            svg.line(sx(v), y0, sx(v), y1)
+            svg.text(sx(v), y0 + 16, _tick(v), "middle", 10, "#666")
+        for v in yticks:
+            svg.line(x0, sy(v), x1, sy(v))
+            svg.text(x0 - 6, sy(v) + 4, f"${v:g}", "end", 10, "#666")
+        svg.text((x0 + x1) / 2, height - 6, "tokens/s per user", "middle", 10, "#666")
+        svg.text(x0 + 4, y1 + 12, "USD per million output tokens", "start", 10, "#666")
+        curves: dict[str, list[tuple]] = {}
+        for r in rows:
+            curves.setdefault(str(r[1]), []).append(r)
+        for curve, pts in curves.items():
+            c = colour[str(pts[0][2])]
+            xy = [(sx(float(p[5])), sy(float(p[8]))) for p in pts]
+            line = [q for q, p in zip(xy, pts, strict=True) if p[11]]
+            if len(line) > 1:
+                svg.path(line, c, curve)
+            for (x, y), p in zip(xy, pts, strict=True):
+                dot = c if p[11] else "#bbbbbb"
+                svg.circle(x, y, 3.5 if p[6] != "tpot_bound" else 2.5,
+                           dot if p[6] != "tpot_bound" else "#ffffff",
+                           f"{p[2]} ({p[3]}, {p[4]}): {float(p[5]):.3g} tokens/s per user"
+                           + (" (TPOT limit's floor)" if p[6] == "tpot_bound" else "")
+                           + f", {float(p[7]):,.0f} tokens/s per GPU, "
+                           f"${float(p[8]):.3g} per million at ${float(p[10]):.3g}/GPU-hour "
+                           f"on-demand ({p[9]}); {curve}"
+                           + ("" if p[11] else "; off the frontier: another point of this "
+                              "system beats it on both axes"))
+                if p[6] == "tpot_bound":
+                    svg.parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="none" '
+                                     f'stroke="{c}" stroke-width="1.5"/>')
+        for k, a in enumerate(accs):
+            ly = top + 10 + k * 18
+            svg.rect(x1 + 16, ly - 9, 12, 12, colour[a])
+            svg.text(x1 + 32, ly + 1, a, "start", 11)
+        out.append(f"<h3>{esc(model)}</h3>" + svg.render())
+    return "".join(out)
+
+
 def health_chart(panel: Panel) -> str:
     rows = []
     for r in panel.rows:
@@ -904,6 +995,8 @@ def render(data: ReportData) -> str:
     history = history_chart(data.history) if not data.history.missing else ""
     training = training_chart(data.training) if not data.training.missing else ""
     measured = measured_chart(data.measured) if not data.measured.missing else ""
+    interactivity = interactivity_chart(data.interactivity) \
+        if not data.interactivity.missing else ""
     health = ""
     if not data.health.missing:
         health = health_chart(data.health) + _table(
@@ -937,6 +1030,8 @@ def render(data: ReportData) -> str:
                  "training-cost", training, data.training),
         _section("measured", "What a million tokens cost, measured (MLPerf Inference)",
                  "measured-inference", measured, data.measured),
+        _section("interactivity", "Cost per million tokens against the speed each user gets",
+                 "interactivity", interactivity, data.interactivity),
         _section("health", "Source health and data age", "source-health", health, data.health),
         _section("unmapped", "Unmapped GPU names", "unmapped-gpu-names", unmapped,
                  data.unmapped),
@@ -945,6 +1040,7 @@ def render(data: ReportData) -> str:
         ("prices", "prices now"), ("cost", "cost per FLOP"), ("per-dollar", "per dollar"),
         ("history", "price history"),
         ("training", "training cost"), ("measured", "tokens, measured"),
+        ("interactivity", "tokens per user"),
         ("health", "sources"), ("unmapped", "unmapped names")))
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

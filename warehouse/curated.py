@@ -35,6 +35,10 @@ CURATED_TABLES = (
     # measured training (issue 25): MLPerf Training benchmarks' model FLOPs, results' precision
     "mlperf_training_benchmarks",
     "mlperf_training_precision",
+    # serving sweeps (issue 26): the hardware of InferenceX results that do not state it, cited
+    "inferencex_hardware",
+    # MLPerf rounds' publication days (issue 26): the date a result is observed at
+    "mlperf_rounds",
     # training feasibility and calibrated utilisation (issue 11)
     "scale_up_domains",
     "mfu_model",

@@ -154,6 +154,40 @@ create table if not exists training_scaling_factors (
     observed_at timestamptz not null
 );
 
+-- measured mean latencies of a Server/Interactive result (issue 26)
+alter table throughput_observations add column if not exists ttft_mean_ms double;
+alter table throughput_observations add column if not exists tpot_mean_ms double;
+
+-- one concurrency point of a serving sweep (InferenceX / vLLM benchmark_serving): what the
+-- whole server delivered and the speed a user saw; the hardware a file does not state is null
+-- here (catalog/inferencex_hardware.csv cites it)
+create table if not exists serving_sweep_points (
+    fetch_id bigint not null,
+    source varchar not null,
+    sweep varchar not null,             -- <owner>/<repo>/<path of the sweep>
+    model varchar not null,
+    hardware_raw varchar,               -- as the file spells it; null when it does not say
+    gpus double,                        -- as stated; null when not stated
+    framework varchar,
+    precision varchar,
+    input_len double,
+    output_len double,
+    concurrency double not null,
+    output_tokens_per_second double not null,  -- whole server
+    total_tokens_per_second double,             -- whole server, input + output
+    output_tokens_per_second_per_gpu_stated double,  -- the file's own per-GPU figure
+    tokens_per_second_per_user double,
+    interactivity_basis varchar not null,  -- 'interactivity' | '1 / median_tpot'
+    mean_ttft_ms double,
+    median_ttft_ms double,
+    p99_ttft_ms double,
+    mean_tpot_ms double,
+    median_tpot_ms double,
+    p99_tpot_ms double,
+    requests_completed double,
+    observed_at timestamptz not null
+);
+
 -- what a benchmarked system is (systems/<system>.json): accelerators and software
 create table if not exists system_descriptions (
     fetch_id bigint not null,

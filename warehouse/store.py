@@ -103,7 +103,7 @@ SPEC_COLUMNS = [
 THROUGHPUT_COLUMNS = [
     "fetch_id", "source", "round", "division", "submitter", "system", "benchmark",
     "accuracy_target", "scenario", "metric", "value", "valid", "ttft_limit_ms",
-    "tpot_limit_ms", "observed_at",
+    "tpot_limit_ms", "ttft_mean_ms", "tpot_mean_ms", "observed_at",
 ]
 TRAINING_RUN_COLUMNS = [
     "fetch_id", "source", "round", "division", "submitter", "system", "benchmark", "run",
@@ -113,6 +113,14 @@ TRAINING_RUN_COLUMNS = [
 TRAINING_SCALING_COLUMNS = [
     "fetch_id", "source", "round", "division", "submitter", "system", "benchmark",
     "scaling_factor", "observed_at",
+]
+SERVING_POINT_COLUMNS = [
+    "fetch_id", "source", "sweep", "model", "hardware_raw", "gpus", "framework", "precision",
+    "input_len", "output_len", "concurrency", "output_tokens_per_second",
+    "total_tokens_per_second", "output_tokens_per_second_per_gpu_stated",
+    "tokens_per_second_per_user", "interactivity_basis", "mean_ttft_ms", "median_ttft_ms",
+    "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms", "p99_tpot_ms", "requests_completed",
+    "observed_at",
 ]
 SYSTEM_COLUMNS = [
     "fetch_id", "source", "round", "division", "submitter", "system", "system_name",
@@ -354,7 +362,7 @@ class RawStore:
         # -99.9), and identical bytes at two paths are two observations.
         by_stream = result.stream if (result.throughput or result.systems
                                       or result.training_runs or result.training_scaling
-                                      ) else None
+                                      or result.serving_points) else None
         if self.already_loaded(con, source, saved.sha256, by_stream):
             fid = self._insert_fetch(con, status="unchanged", **common)
             if observed_at_basis != "ingest_time":  # an undated replay confirms no day
@@ -419,7 +427,8 @@ class RawStore:
                 _insert_frame(con, "throughput_observations", THROUGHPUT_COLUMNS, [
                     (fid, source, t.round, t.division, t.submitter, t.system, t.benchmark,
                      t.accuracy_target, t.scenario, t.metric, t.value, t.valid,
-                     t.ttft_limit_ms, t.tpot_limit_ms, observed_at)
+                     t.ttft_limit_ms, t.tpot_limit_ms, t.ttft_mean_ms, t.tpot_mean_ms,
+                     observed_at)
                     for t in result.throughput])
             if result.systems:
                 _insert_frame(con, "system_descriptions", SYSTEM_COLUMNS, [
@@ -436,6 +445,15 @@ class RawStore:
                 _insert_frame(con, "training_scaling_factors", TRAINING_SCALING_COLUMNS, [
                     (fid, source, t.round, t.division, t.submitter, t.system, t.benchmark,
                      t.scaling_factor, observed_at) for t in result.training_scaling])
+            if result.serving_points:
+                _insert_frame(con, "serving_sweep_points", SERVING_POINT_COLUMNS, [
+                    (fid, source, p.sweep, p.model, p.hardware_raw, p.gpus, p.framework,
+                     p.precision, p.input_len, p.output_len, p.concurrency,
+                     p.output_tokens_per_second, p.total_tokens_per_second,
+                     p.output_tokens_per_second_per_gpu_stated, p.tokens_per_second_per_user,
+                     p.interactivity_basis, p.mean_ttft_ms, p.median_ttft_ms, p.p99_ttft_ms,
+                     p.mean_tpot_ms, p.median_tpot_ms, p.p99_tpot_ms, p.requests_completed,
+                     observed_at) for p in result.serving_points])
             if rejects:  # load-time gates add their own rejects
                 _insert_frame(con, "rejects", REJECT_COLUMNS, [
                     (fid, source, r.reason, r.detail[:RAW_ROW_MAX_CHARS],

@@ -30,6 +30,7 @@ _MODULES = {
     "gcp_pricing_page": "gpucost.catalog.sources.gcp_pricing_page",
     "gpuhunt": "gpucost.catalog.sources.gpuhunt",
     "hyperstack": "gpucost.catalog.sources.hyperstack",
+    "inferencex": "gpucost.catalog.sources.inferencex",
     "lambda": "gpucost.catalog.sources.lambda_cloud",
     "mlperf": "gpucost.catalog.sources.mlperf",
     "mlperf_results": "gpucost.catalog.sources.mlperf_results",

@@ -33,6 +33,9 @@ Traps handled (../shared/data/throughput/README.md numbers them):
 18. Rounds are pinned by the path; a re-published file replaces its predecessor (same
     stream).
 
+Dated: a summary states no date, so each result is observed at its round's publication day
+(catalog/mlperf_rounds.csv, one cited row per round; a round not listed stays undated).
+
 Live fetch: the round's own results table `summary_results.json` (DEFAULT_URL is the
 repository root of one round; GPUCOST_SOURCE_URL_MLPERF_RESULTS overrides it) lists every
 system x benchmark x scenario; the LLM rows (units Tokens/s) of the closed division are
@@ -42,10 +45,14 @@ per 0.5 s per host. The table itself is not loaded: tests use it to cross-check 
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
+from functools import cache
 
+from gpucost.catalog import CATALOG_DIR
 from gpucost.catalog.records import (
     EmptyPayloadError,
     FetchError,
@@ -84,10 +91,23 @@ _SAMPLES = {
 }
 _TTFT = re.compile(r"^\s*ttft_latency \(ns\)\s*:\s*" + _NUM, re.M)
 _TPOT = re.compile(r"^\s*tpot_latency \(ns\)\s*:\s*" + _NUM, re.M)
+# measured latencies of a Server/Interactive run (Additional Stats)
+_TTFT_MEAN = re.compile(r"^\s*Mean First Token latency \(ns\)\s*:\s*" + _NUM, re.M)
+_TPOT_MEAN = re.compile(r"^\s*Mean Time to Output Token \(ns\)\s*:\s*" + _NUM, re.M)
 _SCENARIOS = {"offline": "Offline", "server": "Server", "interactive": "Interactive",
               "singlestream": "SingleStream", "multistream": "MultiStream"}
 _ACCURACY = re.compile(r"-(?P<a>99(?:\.9)?)$")
 _NO_NAME = frozenset({"", "n/a", "na", "none", "todo", "-"})
+
+
+@cache
+def round_published(suite: str = "inference") -> dict[str, datetime]:
+    """Round -> the day MLCommons published its results (catalog/mlperf_rounds.csv, each with
+    its source): the date a result of that round is observed at (a summary states none)."""
+    with (CATALOG_DIR / "mlperf_rounds.csv").open(encoding="utf-8", newline="") as fh:
+        return {row["round"].strip(): datetime.fromisoformat(row["published_on"].strip())
+                .replace(tzinfo=UTC) for row in csv.DictReader(fh)
+                if row["suite"].strip() == suite}
 
 
 def _path(payload: Payload, pattern: re.Pattern[str]) -> re.Match[str] | None:
@@ -147,9 +167,13 @@ def parse_summary(payload: Payload, where: re.Match[str]) -> ParseResult:
     key = dict(round=f"v{where.group('round')}", division=where.group("division"),
                submitter=where.group("submitter"), system=where.group("system"))
     result = ParseResult(stream="/".join([*key.values(), model + (f"-{accuracy}" if accuracy
-                                                                  else ""), scenario]))
+                                                                  else ""), scenario]),
+                         observed_at=round_published().get(key["round"]))
     ttft, tpot = _metric(_TTFT, text), _metric(_TPOT, text)
-    limits = dict(ttft_limit_ms=ttft / 1e6 if ttft is not None and scenario != "Offline"
+    ttft_mean, tpot_mean = _metric(_TTFT_MEAN, text), _metric(_TPOT_MEAN, text)
+    limits = dict(ttft_mean_ms=ttft_mean / 1e6 if ttft_mean and scenario != "Offline" else None,
+                  tpot_mean_ms=tpot_mean / 1e6 if tpot_mean and scenario != "Offline" else None,
+                  ttft_limit_ms=ttft / 1e6 if ttft is not None and scenario != "Offline"
                   else None,
                   tpot_limit_ms=tpot / 1e6 if tpot is not None and scenario != "Offline"
                   else None)
@@ -187,7 +211,8 @@ def parse_system(payload: Payload, where: re.Match[str]) -> ParseResult:
     key = dict(round=f"v{where.group('round')}", division=where.group("division"),
                submitter=where.group("submitter"), system=where.group("system"))
     result = ParseResult(stream="/".join([key["round"], key["division"], key["submitter"],
-                                          "systems", key["system"]]))
+                                          "systems", key["system"]]),
+                         observed_at=round_published().get(key["round"]))
     name = _text(data.get("accelerator_model_name"))
     per_node = number(_text(data.get("accelerators_per_node")))
     nodes = number(_text(data.get("number_of_nodes"))) or 1.0

@@ -52,6 +52,13 @@ aliases as (
 
 ),
 
+rounds as (
+
+    select * from stg_curated__mlperf_rounds
+    where stg_curated__mlperf_rounds.suite = 'inference'
+
+),
+
 results as (
 
     select
@@ -70,6 +77,8 @@ results as (
             as samples_per_second,
         max(observations.ttft_limit_ms) as ttft_limit_ms,
         max(observations.tpot_limit_ms) as tpot_limit_ms,
+        max(observations.ttft_mean_ms) as ttft_mean_ms,
+        max(observations.tpot_mean_ms) as tpot_mean_ms,
         max(observations.observed_at) as observed_at
     from observations
     inner join in_force
@@ -187,6 +196,16 @@ final as (
             as tokens_per_second_per_accelerator,
         results.ttft_limit_ms,
         results.tpot_limit_ms,
+        results.ttft_mean_ms,
+        results.tpot_mean_ms,
+        -- the speed one user sees: measured (1000 / mean TPOT) where the summary gives it,
+        -- else the floor the p99 TPOT limit guarantees (1000 / limit); Offline has neither
+        coalesce(1000.0 / results.tpot_mean_ms, 1000.0 / results.tpot_limit_ms)
+            as tokens_per_second_per_user,
+        case
+            when results.tpot_mean_ms > 0 then 'measured'
+            when results.tpot_limit_ms > 0 then 'tpot_bound'
+        end as interactivity_basis,
 
         ---------- lineage
         results.fetch_id,
@@ -197,6 +216,8 @@ final as (
                 || '/results/' || results.system
         end as source_url,
         systems.system_source_url,
+        rounds.published_on as round_published_on,
+        rounds.source_url as round_source_url,
         results.observed_at
 
     from results
@@ -210,6 +231,8 @@ final as (
             = regexp_replace(lower(systems.accelerator_name_raw), '[^a-z0-9]', '', 'g')
     left join fetches
         on fetches.fetch_id = results.fetch_id
+    left join rounds
+        on rounds.round = results.round
 
 )
 

@@ -30,6 +30,11 @@
 --     accelerator_count
 --   ttft_limit_ms [ms]: p99 time-to-first-token limit (Server/Interactive)
 --   tpot_limit_ms [ms]: p99 time-per-output-token limit (Server/Interactive)
+--   tokens_per_second_per_user [tokens/s per user]: the speed one user sees
+--     (inference_throughput.tokens_per_second_per_user: measured, else the TPOT limit's floor)
+--   interactivity_basis: 'measured' or 'tpot_bound' (inference_throughput.interactivity_basis)
+--   observed_at [timestamp (UTC)]: when the throughput was measured: the round's publication
+--     date (inference_throughput.observed_at)
 --   price_basis: the price basis (price_bases.price_basis); null when the accelerator has none
 --   basis_kind: observed, estimated or owned (price_bases.basis_kind)
 --   provider: the provider behind the price (null for on_demand_median and owned)
@@ -102,6 +107,9 @@ final as (
         measured.tokens_per_second_per_accelerator,
         measured.ttft_limit_ms,
         measured.tpot_limit_ms,
+        measured.tokens_per_second_per_user,
+        measured.interactivity_basis,
+        measured.observed_at,
 
         ---------- the price
         bases.price_basis,

@@ -48,12 +48,24 @@
 --     Offline
 --   tpot_limit_ms [ms]: the p99 time-per-output-token limit of a Server/Interactive run; null for
 --     Offline
+--   ttft_mean_ms [ms]: the measured mean time to first token of a Server/Interactive run (the
+--     summary's Additional Stats); null for Offline
+--   tpot_mean_ms [ms]: the measured mean time per output token of a Server/Interactive run;
+--     null for Offline
+--   tokens_per_second_per_user [tokens/s per user]: the generation speed one user sees: 1000 /
+--     tpot_mean_ms where measured, else 1000 / tpot_limit_ms (a floor: p99 TPOT stays under the
+--     limit); null for Offline (no per-user constraint)
+--   interactivity_basis: 'measured' (mean TPOT in the summary) or 'tpot_bound' (the limit's
+--     floor); null for Offline
 --   fetch_id: the raw.fetches row that loaded the result (`gpucost explain fetch ID`)
 --   source_url: where the result came from: the URL fetched, or the system's results folder in the
 --     MLCommons results repository of that round for a replayed file
 --   system_source_url: for a curated system row, the page its count was read from
---   observed_at [timestamp (UTC)]: when the result was loaded (results carry no date of their own;
---     the round says when they were published)
+--   round_published_on [date]: the day MLCommons published the round's results
+--     (catalog/mlperf_rounds.csv); null for a round the catalog does not list
+--   round_source_url: the page that gives that day
+--   observed_at [timestamp (UTC)]: when the result was observed: its round's publication day
+--     (a summary states no date of its own); the load time for a round the catalog does not list
 
 with
 

@@ -92,6 +92,12 @@ training_scaling_factors as (
 
 ),
 
+serving_sweep_points as (
+
+    select * from stg_raw__serving_sweep_points
+
+),
+
 offers as (
 
     select * from int_offers_mapped
@@ -230,6 +236,11 @@ rows_in_force as (
         training_scaling_factors.fetch_id,
         training_scaling_factors.observed_at
     from training_scaling_factors
+    union all
+    select
+        serving_sweep_points.fetch_id,
+        serving_sweep_points.observed_at
+    from serving_sweep_points
 
 ),
 

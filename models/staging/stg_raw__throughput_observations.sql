@@ -30,6 +30,8 @@ renamed as (
         source.valid,
         source.ttft_limit_ms,
         source.tpot_limit_ms,
+        source.ttft_mean_ms,
+        source.tpot_mean_ms,
 
         ---------- timestamps
         source.observed_at

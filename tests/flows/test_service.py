@@ -75,7 +75,7 @@ def test_sources_by_kind():
     everything = sources.names()
     prices, specs = pipeline.source_names("prices"), pipeline.source_names("specs")
     throughput = pipeline.source_names("throughput")
-    assert throughput == ["mlperf_results", "mlperf_training"]
+    assert throughput == ["inferencex", "mlperf_results", "mlperf_training"]
     assert sorted(prices + specs + throughput) == everything
     for name in prices:
         assert sources.get(name).kind == "prices"

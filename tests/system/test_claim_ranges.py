@@ -1,0 +1,177 @@
+"""Issue 26 part 4 (ranges, not points, for claims) on every recorded file (fixture `loaded`,
+tests/system/conftest.py): the mart inference_claim_ranges against figures worked out by hand.
+
+GPT-OSS-120B, v6.0 closed division, tokens/s as read / accelerators (the table of
+../shared/data/throughput/README.md, rows 89-104):
+
+* Blackwell (B200, GB200), 6 results: Nebius B200 Offline 85921.2 / 8 = 10740.15, RedHat B200
+  Offline 93070.7 / 8 = 11633.84, Nebius B200 Server 87444.22 / 8 = 10930.53, RedHat B200 Server
+  71588.13 / 8 = 8948.52, NVIDIA GB200 NVL72 Offline 879542 / 72 = 12215.86 and Server
+  899217.66 / 72 = 12489.13. min 8948.52, median (10930.53 + 11633.84) / 2 = 11282.18, max
+  12489.13 tokens/s per GPU. (The GB300 and B300 results are Blackwell Ultra, another family.)
+* Hopper (H200 SXM), 2 results: RedHat Offline 28680 / 8 = 3585.00, Server 24103.19 / 8 =
+  3012.90: min 3012.90, median 3298.95, max 3585.00.
+
+The observed prices in force at the 8-GPU size of these systems (inference_measured, basis_kind
+'observed'): B200 spot_min 0.80375 (DataCrunch 8B200), on_demand_min 3.6375 (DataCrunch),
+community_min 5.89 (RunPod, a 1-GPU offer), on_demand_median 6.69; GB200 on_demand_min and
+on_demand_median 10.5 (CoreWeave); H200 reserved_1y_min 2.45 (Fluidstack), community_min
+2.58875 (Vast), spot_min 4.3075225 and on_demand_min 6.1699025 (GCP a3-ultragpu-8g),
+on_demand_median 8.38495125. USD per million output tokens = price / (tokens/s x 3600) x 1e6:
+
+* Blackwell, 4 x 4 B200 + 2 x 2 GB200 = 20 figures: min 0.80375 / (11633.84 x 3600) x 1e6 =
+  0.01919 (RedHat Offline at spot), max 10.5 / (12215.86 x 3600) x 1e6 = 0.23876 (GB200
+  Offline), median 0.15101 (the mean of the 10th and 11th: 0.15234 and 0.15974).
+* Hopper, 2 x 5 = 10 figures: min 2.45 / (3585 x 3600) x 1e6 = 0.18983, max 8.38495 / (3012.90 x
+  3600) x 1e6 = 0.77306, median (0.33376 + 0.39714) / 2 = 0.36545.
+* Cost ratio (Hopper USD/M over Blackwell USD/M), pairs of the same scenario and price basis:
+  20 pairs; min 1.305 (RedHat B200 Server against H200 Server, both at community_min), max
+  19.44 (Nebius B200 Server against H200 Server at spot_min), median 3.911.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+B200_TPS = {("Offline", "Nebius"): 85921.2 / 8, ("Offline", "RedHat"): 93070.7 / 8,
+            ("Server", "Nebius"): 87444.22 / 8, ("Server", "RedHat"): 71588.13 / 8}
+GB200_TPS = {"Offline": 879542 / 72, "Server": 899217.66 / 72}
+H200_TPS = {"Offline": 28680 / 8, "Server": 24103.19 / 8}
+B200_PRICES = {"spot_min": 0.80375, "on_demand_min": 3.6375, "community_min": 5.89,
+               "on_demand_median": 6.69}
+GB200_PRICES = {"on_demand_min": 10.5, "on_demand_median": 10.5}
+H200_PRICES = {"reserved_1y_min": 2.45, "community_min": 2.58875, "spot_min": 4.3075225,
+               "on_demand_min": 6.1699025, "on_demand_median": 8.38495125}
+RANGE_COLUMNS = (
+    "n_results, tokens_per_second_per_gpu_min, tokens_per_second_per_gpu_median, "
+    "tokens_per_second_per_gpu_max, n_priced, usd_per_million_output_tokens_min, "
+    "usd_per_million_output_tokens_median, usd_per_million_output_tokens_max")
+
+
+def _q(con, sql: str, params=None) -> list[tuple]:
+    return con.execute(sql, params or []).fetchall()
+
+
+def _usd(price: float, tps: float) -> float:
+    return price / (tps * 3600) * 1e6
+
+
+def _range(values: list[float]) -> tuple[float, float, float]:
+    return min(values), statistics.median(values), max(values)
+
+
+def test_the_prices_in_force_are_those_of_the_hand_computation(loaded):
+    con = loaded[0]
+    rows = _q(con, "select distinct accelerator_id, price_basis, price_per_gpu_hour from "
+                   "inference_measured where benchmark = 'gpt-oss-120b' and comparable and "
+                   "basis_kind = 'observed' and accelerator_id in (?, ?, ?)",
+              ["nvidia-b200-sxm-180gb", "nvidia-gb200-186gb", "nvidia-h200-sxm-141gb"])
+    prices = {(a, b): p for a, b, p in rows}
+    expected = {**{("nvidia-b200-sxm-180gb", b): p for b, p in B200_PRICES.items()},
+                **{("nvidia-gb200-186gb", b): p for b, p in GB200_PRICES.items()},
+                **{("nvidia-h200-sxm-141gb", b): p for b, p in H200_PRICES.items()}}
+    assert prices.keys() == expected.keys()
+    for key, price in expected.items():
+        assert prices[key] == pytest.approx(price, rel=1e-9), key
+
+
+def test_gpt_oss_120b_blackwell_and_hopper_ranges_by_hand(loaded):
+    con = loaded[0]
+    rows = {r[0]: r[1:] for r in _q(
+        con, f"select family, {RANGE_COLUMNS}, n_throughput_pairs, tokens_per_second_ratio_min, "
+             "tokens_per_second_ratio_median, tokens_per_second_ratio_max, n_cost_pairs, "
+             "cost_ratio_min, cost_ratio_median, cost_ratio_max, claim_to_measured_max, "
+             "claim_position, accelerator_ids, scenarios from inference_claim_ranges "
+             "where scenario_id = 'gpt-oss-120b-b200-vs-h200' and benchmark = 'gpt-oss-120b'")}
+    assert set(rows) == {"Blackwell", "Hopper"}
+
+    blackwell_tps = [*B200_TPS.values(), *GB200_TPS.values()]
+    blackwell_usd = [_usd(p, t) for t in B200_TPS.values() for p in B200_PRICES.values()] + \
+        [_usd(p, t) for t in GB200_TPS.values() for p in GB200_PRICES.values()]
+    hopper_tps = list(H200_TPS.values())
+    hopper_usd = [_usd(p, t) for t in H200_TPS.values() for p in H200_PRICES.values()]
+
+    bw, hp = rows["Blackwell"], rows["Hopper"]
+    assert bw[0] == 6 and hp[0] == 2
+    assert bw[1:4] == pytest.approx(_range(blackwell_tps), rel=1e-9)
+    assert bw[1:4] == pytest.approx((8948.52, 11282.18, 12489.13), abs=0.01)
+    assert hp[1:4] == pytest.approx(_range(hopper_tps), rel=1e-9)
+    assert hp[1:4] == pytest.approx((3012.90, 3298.95, 3585.00), abs=0.01)
+    assert bw[4] == 20 and hp[4] == 10
+    assert bw[5:8] == pytest.approx(_range(blackwell_usd), rel=1e-9)
+    assert bw[5:8] == pytest.approx((0.01919, 0.15101, 0.23876), abs=1e-5)
+    assert hp[5:8] == pytest.approx(_range(hopper_usd), rel=1e-9)
+    assert hp[5:8] == pytest.approx((0.18983, 0.36545, 0.77306), abs=1e-5)
+
+    # ratios over like-for-like pairs: same scenario (throughput), and same price basis (cost)
+    tps_ratios = [t / H200_TPS[s] for (s, _), t in B200_TPS.items()] + \
+        [t / H200_TPS[s] for s, t in GB200_TPS.items()]
+    cost_ratios = [_usd(H200_PRICES[b], H200_TPS[s]) / _usd(p, t)
+                   for (s, _), t in B200_TPS.items() for b, p in B200_PRICES.items()] + \
+        [_usd(H200_PRICES[b], H200_TPS[s]) / _usd(p, t)
+         for s, t in GB200_TPS.items() for b, p in GB200_PRICES.items()]
+    assert bw[8] == 6 and bw[12] == 20
+    assert bw[9:12] == pytest.approx(_range(tps_ratios), rel=1e-9)
+    assert bw[13:16] == pytest.approx(_range(cost_ratios), rel=1e-9)
+    assert bw[13:16] == pytest.approx((1.305, 3.911, 19.443), abs=1e-3)
+    # the 15x claim sits within the measured range, only thanks to the spot pairs
+    assert bw[16] == pytest.approx(15 / max(cost_ratios), rel=1e-9)
+    assert bw[17] == "within"
+    assert bw[18] == "nvidia-b200-sxm-180gb, nvidia-gb200-186gb"
+    assert bw[19] == "Offline, Server"
+    # the baseline row carries the family's ranges, not the ratios
+    assert hp[8:18] == (None,) * 10
+
+
+def test_hopper_and_blackwell_on_every_moe_benchmark_or_the_row_says_why_not(loaded):
+    con = loaded[0]
+    rows = {(r[0], r[1]): r[2:] for r in _q(
+        con, f"select family, benchmark, {RANGE_COLUMNS}, note from inference_claim_ranges "
+             "where scenario_id = 'seed-moe-35x-vs-hopper'")}
+    families = {"Blackwell", "Blackwell Ultra", "Hopper"}
+    benchmarks = {"gpt-oss-120b", "deepseek-r1", "mixtral-8x7b"}
+    assert set(rows) == {(f, b) for f in families for b in benchmarks}
+    measured = {(f, b): n for f, b, n in _q(
+        con, "select a.family, m.benchmark, count(distinct (m.round, m.submitter, m.system, "
+             "m.scenario)) from inference_measured as m join accelerators as a using "
+             "(accelerator_id) where m.comparable group by all")}
+    for key, row in rows.items():
+        n_results, ranges, note = row[0], row[1:8], row[8]
+        assert n_results == measured.get(key, 0), key
+        if n_results:
+            assert None not in ranges and ranges[0] <= ranges[1] <= ranges[2], key
+            assert ranges[4] <= ranges[5] <= ranges[6], key
+        else:
+            # never measured: the row says so, with no invented figure
+            assert ranges[:4] == (None, None, None, 0) and set(ranges[4:]) == {None}, key
+            assert f"no comparable measured result of {key[0]} on {key[1]}" in note
+    # what the recorded rounds hold: Hopper and Blackwell on GPT-OSS-120B, Hopper only on
+    # Mixtral 8x7B (v4.1), Blackwell only on DeepSeek-R1
+    assert rows[("Hopper", "gpt-oss-120b")][0] == 2 and rows[("Blackwell", "gpt-oss-120b")][0] == 6
+    assert rows[("Hopper", "mixtral-8x7b")][0] == 4 and rows[("Blackwell", "mixtral-8x7b")][0] == 0
+    assert rows[("Hopper", "deepseek-r1")][0] == 0 and rows[("Blackwell", "deepseek-r1")][0] == 7
+
+
+def test_each_claim_has_a_position_against_the_measured_range(loaded):
+    con = loaded[0]
+    claims = {r[0] for r in _q(con, "select distinct scenario_id from inference_claims")}
+    rows = _q(con, "select scenario_id, claim_kind, claimed_ratio, cost_ratio_max, "
+                   "tokens_per_second_ratio_max, claim_to_measured_max, claim_position from "
+                   "inference_claim_ranges where family_role = 'platform' and benchmark = "
+                   "'gpt-oss-120b' and family in ('Blackwell', 'Blackwell Ultra')")
+    assert claims | {"seed-moe-35x-vs-hopper"} == {r[0] for r in rows}
+    for scenario_id, kind, claimed, cost_max, tps_max, factor, position in rows:
+        if kind == "cost_per_token":
+            assert factor == pytest.approx(claimed / cost_max, rel=1e-9), scenario_id
+        elif kind == "throughput_per_gpu":
+            assert factor == pytest.approx(claimed / tps_max, rel=1e-9), scenario_id
+        assert position == ("above" if factor > 1 else "within"), scenario_id
+    by_id = {r[0]: r for r in rows if r[0] != "seed-moe-35x-vs-hopper"}
+    # the GB300 NVL72 "35x" claim sits well above every like-for-like measured pair
+    assert by_id["gpt-oss-120b-gb300-vs-h200"][5] > 5
+    assert by_id["gpt-oss-120b-gb300-vs-hopper"][6] == "above"
+    # "4x per GPU": the best measured pair is 4.15x (GB200 Server against H200 Server)
+    assert by_id["gpt-oss-120b-blackwell-4x-per-gpu"][4] == pytest.approx(
+        (899217.66 / 72) / (24103.19 / 8), rel=1e-9)
