@@ -1132,12 +1132,20 @@ def _print_measured(result: dict[str, Any], rows: list[dict[str, Any]], out: Any
         table.append([
             f"{m['benchmark']}{'-' + m['accuracy_target'] if m['accuracy_target'] else ''}",
             m["scenario"], f"{m['round']} {m['submitter']}", m["software_family"] or "-",
-            _num(m["tokens_per_second_per_accelerator"]),
+            _num(m["tokens_per_second_per_accelerator"]), _day(m.get("observed_at")),
             m["price_basis"] + (f" ({m['provider']})" if m["provider"] else ""),
+            _day(m.get("price_observed_at")),
             _num(m["usd_per_million_output_tokens"]),
             _num(est), _num(est / m["usd_per_million_output_tokens"]) if est else "-"])
-    _table(["benchmark", "scenario", "round, submitter", "software", "tok/s/GPU", "basis",
-            "USD/M measured", "USD/M estimate", "estimate/measured"], table, out)
+    _table(["benchmark", "scenario", "round, submitter", "software", "tok/s/GPU", "measured on",
+            "basis", "price of", "USD/M measured", "USD/M estimate", "estimate/measured"],
+           table, out)
+
+
+def _day(when: Any) -> str:
+    """The date of a timestamp (the throughput's round, the price's observation), else '-'."""
+    return when.strftime("%Y-%m-%d") if hasattr(when, "strftime") else (str(when)[:10]
+                                                                          if when else "-")
 
 
 def _print_measured_pairs(result: dict[str, Any], out: Any) -> None:
