@@ -345,7 +345,7 @@ def cmd_offers(args: argparse.Namespace) -> int:
                       f"{r.tokens_per_second_per_gpu:,.0f}" if measured else "-",
                       (f"{r.round} {r.submitter} {r.software_family or '?'} "
                        f"({r.match}, {r.result_accelerator_count:g} GPUs)") if measured
-                      else "no result for this accelerator"]
+                      else f"no {args.workload} result on this accelerator"]
         rows.append([r.accelerator_name, r.provider, r.sku, region,
                      f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
                      f"{r.gpu_count:g}", memory, _age(r.age_days), *tokens,
