@@ -553,6 +553,12 @@ def _serving_defaults(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+# a measured benchmark is "the same model" as the estimate's when its active and total
+# parameters are both within 10% (inference_benchmarks); `bench` is the benchmarks' alias
+_SAME_MODEL = ("abs(bench.params_active / $active - 1) <= 0.1 "
+               "and abs(bench.params_total / $total - 1) <= 0.1")
+
+
 def _measured_same_model(con: Any, accelerator_id: str,
                          values: dict[str, Any]) -> list[dict[str, Any]]:
     """The measured results (inference_measured, comparable, Offline first) of a benchmark
@@ -567,8 +573,7 @@ def _measured_same_model(con: Any, accelerator_id: str,
         from inference_measured as measured
         join inference_benchmarks as bench using (benchmark)
         where measured.accelerator_id = $acc and measured.comparable
-            and abs(bench.params_active / $active - 1) <= 0.1
-            and abs(bench.params_total / $total - 1) <= 0.1
+            and """ + _SAME_MODEL + """
             and measured.usd_per_million_output_tokens is not null
             and measured.display_rank is not null
         qualify row_number() over (
@@ -593,9 +598,8 @@ def _interactivity(con: Any, args: argparse.Namespace, accelerator: dict[str, An
         active = values.get("params")
         total = values.get("params_total") or active
         models = [r["benchmark"] for r in _rows(
-            con, "select benchmark from inference_benchmarks where abs(params_active / $a - 1)"
-                 " <= 0.1 and abs(params_total / $t - 1) <= 0.1 order by 1",
-            {"a": active, "t": total})]
+            con, f"select bench.benchmark from inference_benchmarks as bench where "
+                 f"{_SAME_MODEL} order by 1", {"active": active, "total": total})]
     rows: list[dict[str, Any]] = []
     for model in models:
         rows += _rows(con, """

@@ -196,37 +196,52 @@ def parse_summary(payload: Payload, where: re.Match[str]) -> ParseResult:
     return result
 
 
-def _text(value: object) -> str:
+def text(value: object) -> str:
+    """A system description's field as one line of text ('' when absent)."""
     return " ".join(str(value).split()) if value is not None else ""
 
 
-def parse_system(payload: Payload, where: re.Match[str]) -> ParseResult:
+def system_json(payload: Payload, source: str) -> dict:
+    """An MLPerf `systems/<system>.json` (Inference and Training share the format), decoded;
+    a named ParseError when it is not one."""
     try:
         data = json.loads(payload.content)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ParseError(f"{NAME} {payload.name}: truncated or invalid JSON ({exc})") from exc
+        raise ParseError(f"{source} {payload.name}: truncated or invalid JSON ({exc})") from exc
     if not isinstance(data, dict) or "accelerator_model_name" not in data:
-        raise ParseError(f"{NAME} {payload.name}: not an MLPerf system description "
+        raise ParseError(f"{source} {payload.name}: not an MLPerf system description "
                          "(no accelerator_model_name)")
-    key = dict(round=f"v{where.group('round')}", division=where.group("division"),
-               submitter=where.group("submitter"), system=where.group("system"))
+    return data
+
+
+def system_result(data: dict, key: dict[str, str],
+                  observed_at: datetime | None = None) -> ParseResult:
+    """The SystemDescription of a decoded system JSON under `key` (round, division,
+    submitter, system): accelerators_per_node x number_of_nodes, never a folder name; a system
+    without a named accelerator or a count (a CPU-only server) is a reject, not a row."""
     result = ParseResult(stream="/".join([key["round"], key["division"], key["submitter"],
-                                          "systems", key["system"]]),
-                         observed_at=round_published().get(key["round"]))
-    name = _text(data.get("accelerator_model_name"))
-    per_node = number(_text(data.get("accelerators_per_node")))
-    nodes = number(_text(data.get("number_of_nodes"))) or 1.0
-    if name.lower() in _NO_NAME or not per_node:
+                                          "systems", key["system"]]), observed_at=observed_at)
+    name = text(data.get("accelerator_model_name"))
+    per_node = number(text(data.get("accelerators_per_node")))
+    nodes = number(text(data.get("number_of_nodes"))) or 1.0
+    if name.lower() in _NO_NAME or not per_node or not 0 < per_node * nodes < 1e6:
         result.rejects.append(Reject(
-            "no_accelerator", f"{_text(data.get('system_name'))}: accelerator {name!r}, "
-            f"{_text(data.get('accelerators_per_node'))!r} per node", ""))
+            "no_accelerator", f"{text(data.get('system_name'))}: accelerator {name!r}, "
+            f"{text(data.get('accelerators_per_node'))!r} per node", ""))
         return result
     result.systems.append(SystemDescription(
-        **key, system_name=_text(data.get("system_name")), accelerator_name_raw=name,
+        **key, system_name=text(data.get("system_name")), accelerator_name_raw=name,
         accelerators_per_node=per_node, number_of_nodes=nodes,
-        availability=_text(data.get("status")).lower(),
-        framework=_text(data.get("framework")) or _text(data.get("other_software_stack"))))
+        availability=text(data.get("status")).lower(),
+        framework=text(data.get("framework")) or text(data.get("other_software_stack"))))
     return result
+
+
+def parse_system(payload: Payload, where: re.Match[str]) -> ParseResult:
+    key = dict(round=f"v{where.group('round')}", division=where.group("division"),
+               submitter=where.group("submitter"), system=where.group("system"))
+    return system_result(system_json(payload, NAME), key,
+                         observed_at=round_published().get(key["round"]))
 
 
 def parse(payload: Payload) -> ParseResult:

@@ -54,12 +54,11 @@ from gpucost.catalog.records import (
     ParseResult,
     Payload,
     Reject,
-    SystemDescription,
     TrainingRunObservation,
     TrainingScalingFactor,
 )
 from gpucost.catalog.sources.base import FetchContext, FetchPolicy, Part, Source
-from gpucost.catalog.specs import number
+from gpucost.catalog.sources.mlperf_results import system_json, system_result, text
 
 NAME = "mlperf_training"
 DEFAULT_URL = "https://api.github.com/repos/mlcommons/training_results_v5.1"
@@ -209,38 +208,13 @@ def parse_scaling(payload: Payload, where: re.Match[str]) -> ParseResult:
     return result
 
 
-def _text(value: object) -> str:
-    return " ".join(str(value).split()) if value is not None else ""
-
-
 def parse_system(payload: Payload, where: re.Match[str]) -> ParseResult:
-    try:
-        data = json.loads(payload.content)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ParseError(f"{NAME} {payload.name}: truncated or invalid JSON ({exc})") from exc
-    if not isinstance(data, dict) or "accelerator_model_name" not in data:
-        raise ParseError(f"{NAME} {payload.name}: not an MLPerf system description "
-                         "(no accelerator_model_name)")
-    division = _text(data.get("division")).lower()
-    key = dict(round=f"v{where.group('round')}",
-               division=division if division in _DIVISIONS else "closed",
-               submitter=where.group("submitter"), system=where.group("system"))
-    result = ParseResult(stream="/".join([key["round"], key["division"], key["submitter"],
-                                          "systems", key["system"]]))
-    name = _text(data.get("accelerator_model_name"))
-    per_node = number(_text(data.get("accelerators_per_node")))
-    nodes = number(_text(data.get("number_of_nodes"))) or 1.0
-    if not name or not per_node or not 0 < per_node * nodes < 1e6:
-        result.rejects.append(Reject(
-            "no_accelerator", f"{_text(data.get('system_name'))}: accelerator {name!r}, "
-            f"{_text(data.get('accelerators_per_node'))!r} per node", ""))
-        return result
-    result.systems.append(SystemDescription(
-        **key, system_name=_text(data.get("system_name")), accelerator_name_raw=name,
-        accelerators_per_node=per_node, number_of_nodes=nodes,
-        availability=_text(data.get("status")).lower(),
-        framework=_text(data.get("framework")) or _text(data.get("other_software_stack"))))
-    return result
+    data = system_json(payload, NAME)
+    division = text(data.get("division")).lower()  # a training round has no division folder
+    return system_result(data, dict(
+        round=f"v{where.group('round')}",
+        division=division if division in _DIVISIONS else "closed",
+        submitter=where.group("submitter"), system=where.group("system")))
 
 
 def parse(payload: Payload) -> ParseResult:

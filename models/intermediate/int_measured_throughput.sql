@@ -7,7 +7,7 @@
 --   submitter too (the same system folder exists under several submitters), else the
 --   curated row of catalog/mlperf_systems.csv (systems whose JSON is not published). The
 --   count is accelerators_per_node x number_of_nodes, never the folder name;
--- * accelerator_id: the submitter's spelling resolved through catalog/aliases.csv (gpu_name
+-- * accelerator_id: the submitter's spelling resolved by int_measured_accelerator_names (gpu_name
 --   aliases; one scoped to mlperf_results or mlperf wins over a global one); null when no
 --   alias matches;
 -- * software_family: the serving stack named first in the framework text (TensorRT-LLM for
@@ -46,9 +46,10 @@ fetches as (
 
 ),
 
-aliases as (
+accelerator_names as (
 
-    select * from stg_curated__aliases
+    select * from int_measured_accelerator_names
+    where int_measured_accelerator_names.source = 'mlperf_results'
 
 ),
 
@@ -135,24 +136,6 @@ systems as (
 
 ),
 
-alias_lookup as (
-
-    select
-        aliases.alias_key,
-        arg_min(
-            aliases.accelerator_id,
-            case when coalesce(aliases.provider, '') in ('mlperf_results', 'mlperf') then 0
-                else 1 end
-        ) as accelerator_id
-    from aliases
-    where aliases.alias_kind = 'gpu_name'
-        and aliases.alias_key <> ''
-        and aliases.accelerator_id is not null
-        and coalesce(aliases.provider, '') in ('', 'mlperf_results', 'mlperf')
-    group by aliases.alias_key
-
-),
-
 final as (
 
     select
@@ -168,7 +151,7 @@ final as (
         ---------- the system
         systems.system_name,
         systems.accelerator_name_raw,
-        alias_lookup.accelerator_id,
+        accelerator_names.accelerator_id,
         systems.accelerators_per_node,
         systems.number_of_nodes,
         systems.accelerators_per_node * systems.number_of_nodes as accelerator_count,
@@ -226,8 +209,8 @@ final as (
         and systems.division = results.division
         and systems.submitter = results.submitter
         and systems.system = results.system
-    left join alias_lookup
-        on alias_lookup.alias_key
+    left join accelerator_names
+        on accelerator_names.alias_key
             = regexp_replace(lower(systems.accelerator_name_raw), '[^a-z0-9]', '', 'g')
     left join fetches
         on fetches.fetch_id = results.fetch_id

@@ -25,9 +25,10 @@ hardware as (
 
 ),
 
-aliases as (
+accelerator_names as (
 
-    select * from stg_curated__aliases
+    select * from int_measured_accelerator_names
+    where int_measured_accelerator_names.source = 'inferencex'
 
 ),
 
@@ -58,23 +59,6 @@ with_hardware as (
 
 ),
 
-alias_lookup as (
-
-    select
-        aliases.alias_key,
-        arg_min(
-            aliases.accelerator_id,
-            case when coalesce(aliases.provider, '') = 'inferencex' then 0 else 1 end
-        ) as accelerator_id
-    from aliases
-    where aliases.alias_kind = 'gpu_name'
-        and aliases.alias_key <> ''
-        and aliases.accelerator_id is not null
-        and coalesce(aliases.provider, '') in ('', 'inferencex')
-    group by aliases.alias_key
-
-),
-
 resolved as (
 
     select
@@ -102,7 +86,7 @@ final as (
         resolved.repository_path,
         resolved.model,
         resolved.accelerator_name,
-        alias_lookup.accelerator_id,
+        accelerator_names.accelerator_id,
         resolved.hardware_basis,
         resolved.hardware_source_url,
         resolved.gpu_count,
@@ -127,8 +111,8 @@ final as (
         resolved.p99_tpot_ms,
         resolved.observed_at
     from resolved
-    left join alias_lookup
-        on alias_lookup.alias_key
+    left join accelerator_names
+        on accelerator_names.alias_key
             = regexp_replace(lower(resolved.accelerator_name), '[^a-z0-9]', '', 'g')
 
 )

@@ -11,7 +11,7 @@
 --   differ by run, so tokens / seconds per run, then the mean), never the score;
 -- * the system: its system JSON (accelerators_per_node x number_of_nodes, never the log's
 --   placeholder platform field), matched by round, submitter and system; accelerator_id
---   through catalog/aliases.csv (gpu_name aliases; one scoped to mlperf_training wins).
+--   by int_measured_accelerator_names (an alias scoped to mlperf_training wins).
 
 with
 
@@ -39,9 +39,10 @@ in_force as (
 
 ),
 
-aliases as (
+accelerator_names as (
 
-    select * from stg_curated__aliases
+    select * from int_measured_accelerator_names
+    where int_measured_accelerator_names.source = 'mlperf_training'
 
 ),
 
@@ -128,23 +129,6 @@ systems as (
 
 ),
 
-alias_lookup as (
-
-    select
-        aliases.alias_key,
-        arg_min(
-            aliases.accelerator_id,
-            case when coalesce(aliases.provider, '') = 'mlperf_training' then 0 else 1 end
-        ) as accelerator_id
-    from aliases
-    where aliases.alias_kind = 'gpu_name'
-        and aliases.alias_key <> ''
-        and aliases.accelerator_id is not null
-        and coalesce(aliases.provider, '') in ('', 'mlperf_training', 'mlperf_results', 'mlperf')
-    group by aliases.alias_key
-
-),
-
 final as (
 
     select
@@ -158,7 +142,7 @@ final as (
         ---------- the system
         systems.system_name,
         systems.accelerator_name_raw,
-        alias_lookup.accelerator_id,
+        accelerator_names.accelerator_id,
         systems.accelerators_per_node,
         systems.number_of_nodes,
         systems.accelerators_per_node * systems.number_of_nodes as accelerator_count,
@@ -205,8 +189,8 @@ final as (
         on systems.round = scored.round
         and systems.submitter = scored.submitter
         and systems.system = scored.system
-    left join alias_lookup
-        on alias_lookup.alias_key
+    left join accelerator_names
+        on accelerator_names.alias_key
             = regexp_replace(lower(systems.accelerator_name_raw), '[^a-z0-9]', '', 'g')
 
 )
