@@ -22,6 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
+from gpucost.flows.terminal import SafeStream, one_line, safe, safe_lines
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SOURCE_FAILED = 0, 1, 2, 3
 EXIT_CODES = __doc__[__doc__.index("Exit codes"):].rstrip()
 
@@ -53,7 +55,7 @@ def _source_line(row, verbose: bool) -> str:  # type: ignore[no-untyped-def]
             detail.append(f"{row.rows_rejected} rejected")
     if row.error_type:
         error = f"{row.error_type}: {row.error}"
-        detail.append(" ".join(error.split()) if verbose else shorten(error))
+        detail.append(one_line(error) if verbose else safe(shorten(error)))
     if row.rows_in_force is not None and (status != "failed" or row.rows_in_force):
         force = f"{row.rows_in_force} rows in force"
         force += (f", {age_text(row.data_age_days)} old" if row.data_age_days is not None
@@ -61,7 +63,7 @@ def _source_line(row, verbose: bool) -> str:  # type: ignore[no-untyped-def]
         if row.data_origin == "replayed" and status != "curated":
             force += ", replayed from files"
         detail.append(force)
-    return f"  {row.source:<{source_column()}} {status:<9} " + "; ".join(detail)
+    return safe(f"  {row.source:<{source_column()}} {status:<9} " + "; ".join(detail))
 
 
 def _published_line(tables: int, seconds: float, history_mode: str = "") -> str:
@@ -91,11 +93,12 @@ def _print_summary(summary, out=None, verbose: bool = False) -> None:  # type: i
             print("  " + ", ".join(f"{k}={v}" for k, v in sorted(summary.mart_rows.items())),
                   file=out)
     else:
-        print(f"NOT published (the previous warehouse stays): {summary.publish_error}", file=out)
+        print(f"NOT published (the previous warehouse stays): "
+              f"{one_line(summary.publish_error)}", file=out)
     if getattr(summary, "export_error", None):
         print(f"warning: exports not rewritten (they stay at the previous publish): "
-              f"{summary.export_error}", file=out)
-    print(summary.verdict(), file=out)
+              f"{one_line(summary.export_error)}", file=out)
+    print(safe_lines(summary.verdict()), file=out)
     out.flush()
 
 
@@ -164,7 +167,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
                 if "Prefect API" not in str(exc):
                     raise
                 logging.getLogger("gpucost").warning(
-                    "Prefect unavailable (%s); running without Prefect", exc)
+                    "Prefect unavailable (%s); running without Prefect", one_line(exc))
                 summary = refresh_plain(args.source, kind=args.kind, progress=progress,
                                         allow_shrink=args.allow_shrink)
     finally:
@@ -193,17 +196,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             sorted({p for pattern in tree for p in f.glob(pattern) if p.is_file()})
             if f.is_dir() else [f])]
         if not files:
-            print(f"error: no {' or '.join(tree)} under {', '.join(args.files)}",
+            print(safe(f"error: no {' or '.join(tree)} under {', '.join(args.files)}"),
                   file=sys.stderr)
             return EXIT_USAGE
     folders = [str(f) for f in files if f.is_dir()]
     if folders:
-        print(f"error: {', '.join(folders)}: a directory; give the files in it (e.g. "
-              f"{folders[0].rstrip('/')}/*.json)", file=sys.stderr)
+        print(safe(f"error: {', '.join(folders)}: a directory; give the files in it (e.g. "
+                   f"{folders[0].rstrip('/')}/*.json)"), file=sys.stderr)
         return EXIT_USAGE
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
-        print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)
+        print(safe(f"error: no such file: {', '.join(missing)}"), file=sys.stderr)
         return EXIT_USAGE
     _prepare_prefect_home()
     setup_console(verbose=args.verbose)
@@ -232,7 +235,7 @@ def outcome_text(o: Any, refused_note: str = "") -> str:
     """What happened to one loaded file, after its name: rows loaded, unchanged, or refused
     (with `refused_note` after the error type)."""
     if o.status == "failed":
-        return f"REFUSED {o.error_type}{refused_note}: {' '.join(str(o.error).split())}"
+        return f"REFUSED {safe(o.error_type)}{refused_note}: {one_line(o.error)}"
     if o.status == "unchanged":
         return "unchanged (already loaded; nothing added)"
     return f"{o.rows_loaded} rows loaded, {o.rows_rejected} rejected (stream {o.stream})"
@@ -253,7 +256,7 @@ def print_outcomes(files: list[Path], outcomes: list, *, verbose: bool = False) 
     brief = len(outcomes) > INGEST_LINES_MAX and not verbose
     for path, o in zip(files, outcomes, strict=False):
         if o.status == "failed" or not brief:
-            print(f"{path if brief else path.name}: {outcome_text(o)}")
+            print(f"{safe(path if brief else path.name)}: {outcome_text(o)}")
     if brief:  # a results tree: one line for the lot (--verbose lists every file)
         print(outcomes_summary(outcomes) + " (--verbose lists every file)")
     return sum(o.status == "failed" for o in outcomes)
@@ -263,7 +266,7 @@ class _Parser(argparse.ArgumentParser):
     """Every bad option or value is one line on stderr and exit 2 (not a usage dump)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {' '.join(message.split())}"
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)}"
                               f" (see {self.prog} --help)\n")
 
 
@@ -368,10 +371,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """The command; for the human formats (not csv or json, which keep the data exact) with
+    stdout behind a SafeStream: whatever a printer did not escape itself, no control or bidi
+    character reaches the terminal raw (flows/terminal.py)."""
+    raw = sys.stdout
+    human = getattr(args, "format", None) not in ("csv", "json") and raw is not None
+    if human:
+        sys.stdout = SafeStream(raw)  # type: ignore[assignment]
+    try:
+        return _run_command(args)
+    finally:
+        if human and isinstance(sys.stdout, SafeStream) and sys.stdout.wrapped is raw:
+            sys.stdout = raw
+
+
+def _run_command(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
     except KeyError as exc:  # unknown source name
-        print(f"error: {exc.args[0]}", file=sys.stderr)
+        print(f"error: {one_line(exc.args[0] if exc.args else exc)}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:
         from gpucost.warehouse.publish import (
@@ -386,7 +404,7 @@ def _run(args: argparse.Namespace) -> int:
         if isinstance(exc, (WarehouseBusyError, DataDirNotWritableError, ShrinkRefusedError,
                             RawStoreUnreadableError, WarehouseUnreadableError,
                             NoWarehouseError)):
-            print(f"error: {exc}", file=sys.stderr)
+            print(f"error: {one_line(exc)}", file=sys.stderr)
             return EXIT_FAILED
         if isinstance(exc, BrokenPipeError):  # `gpucost offers H100 | head`: the reader left
             import os
@@ -394,16 +412,24 @@ def _run(args: argparse.Namespace) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return EXIT_OK
         if isinstance(exc, OSError) and exc.errno is not None:  # disk full, I/O error...
-            print(f"error: {exc.strerror or exc} ({getattr(exc, 'filename', '') or ''}); "
-                  "each payload loads in one transaction: those loaded before it are kept, "
-                  "the one that failed left nothing behind, the published warehouse stays",
+            print(f"error: {one_line(exc.strerror or exc)} "
+                  f"({safe(getattr(exc, 'filename', '') or '')}); each payload loads in one "
+                  "transaction: those loaded before it are kept, the one that failed left "
+                  "nothing behind, the published warehouse stays",
                   file=sys.stderr)
             return EXIT_FAILED
         import duckdb
 
         if isinstance(exc, duckdb.IOException):
-            print(f"error: {' '.join(str(exc).split())[:300]}; the published warehouse "
+            print(f"error: {one_line(str(exc)[:300])}; the published warehouse "
                   "stays as it was", file=sys.stderr)
+            return EXIT_FAILED
+        if isinstance(exc, duckdb.PermissionException):
+            # our read-only connections never read a file: a view a read-write client planted
+            # in the published file tried to (refused); the next refresh rebuilds the file
+            print(f"error: {one_line(str(exc)[:300])}; the published warehouse does not hold "
+                  "what its publish built (a read-write client?): `gpucost refresh` rebuilds "
+                  "it", file=sys.stderr)
             return EXIT_FAILED
         raise
 

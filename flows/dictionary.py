@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from gpucost.flows.terminal import safe_lines
 from gpucost.models import runner
 from gpucost.models.docs import Dictionary
 
@@ -146,7 +147,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
     try:
         text = render_tables_md()
     except UndocumentedColumnsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {safe_lines(exc)}", file=sys.stderr)
         return 1
     if args.check:
         current = path.read_text(encoding="utf-8") if path.is_file() else ""

@@ -17,6 +17,9 @@ import sys
 from datetime import date, datetime
 from typing import Any
 
+from gpucost.flows.options import fraction, positive
+from gpucost.flows.terminal import one_line, safe
+
 DEFAULT_GPUS = 1024  # stated in the output; only wall-clock days and peak power depend on it
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -124,21 +127,9 @@ def check_mode(args: argparse.Namespace) -> None:
                             "estimate")
 
 
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number: {text!r}")
-    return value
-
-
-def _fraction(text: str) -> float:
-    value = _positive(text)
-    if value > 1:
-        raise argparse.ArgumentTypeError(f"must be a fraction in (0, 1]: {text!r}")
-    return value
+# the CLI's shared numeric option types (flows/options.py): finite, > 0; a fraction in (0, 1]
+_positive = positive
+_fraction = fraction
 
 
 def add_estimate_parser(sub: Any) -> None:
@@ -717,6 +708,7 @@ def _count(v: Any) -> str:
 
 
 def _table(headers: list[str], rows: list[list[str]], out: Any) -> None:
+    rows = [[safe(c) for c in r] for r in rows]  # names from the warehouse: remote text
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
     print("  " + "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)), file=out)
     for r in rows:
@@ -1209,7 +1201,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     try:
         con = connect_readonly(data_dir())
     except NoWarehouseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return EXIT_FAILED
     try:
         check_mode(args)
@@ -1222,7 +1214,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         else:
             result = training_estimate(con, args)
     except EstimateError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     finally:
         con.close()

@@ -14,6 +14,9 @@ import json
 import sys
 from typing import Any
 
+from gpucost.flows.options import non_negative_int
+from gpucost.flows.terminal import safe
+
 FIELDS = ("fetch_id", "source", "stream", "fetch_mode", "status", "url", "payload_name",
           "payload_path", "payload_bytes", "sha256", "http_status", "observed_at",
           "observed_at_basis", "started_at", "finished_at", "rows_loaded", "rows_rejected",
@@ -62,26 +65,30 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(found, default=str, indent=1))
         return EXIT_OK
+
+    def say(line: str) -> None:  # each line one terminal-safe line: values are remote text
+        print(safe(line))
+
     path = found["payload_path"]
-    print(f"fetch {found['fetch_id']}: {found['source']} / {found['stream'] or '-'}, "
-          f"{found['fetch_mode']}, status {found['status']}")
-    print(f"  from:        {found['url'] or '-'} ({found['payload_name'] or '-'}, "
-          f"{found['payload_bytes'] or 0} bytes, HTTP {found['http_status'] or '-'})")
-    print(f"  observed at: {found['observed_at'] or 'unknown (the payload states no date; '}"
-          + (f"  (fetched {found['started_at']})" if found["observed_at"] else
-             f"loaded {found['started_at']}: not a current price)"))
-    print(f"  payload:     {path or '(not saved)'} under the data directory "
-          f"(sha256 {str(found['sha256'] or '-')[:16]}...)")
-    print(f"  rows:        {found['rows_loaded'] or 0} loaded, {found['rows_rejected'] or 0} "
-          "refused (raw.rejects)")
+    say(f"fetch {found['fetch_id']}: {found['source']} / {found['stream'] or '-'}, "
+        f"{found['fetch_mode']}, status {found['status']}")
+    say(f"  from:        {found['url'] or '-'} ({found['payload_name'] or '-'}, "
+        f"{found['payload_bytes'] or 0} bytes, HTTP {found['http_status'] or '-'})")
+    say(f"  observed at: {found['observed_at'] or 'unknown (the payload states no date; '}"
+        + (f"  (fetched {found['started_at']})" if found["observed_at"] else
+           f"loaded {found['started_at']}: not a current price)"))
+    say(f"  payload:     {path or '(not saved)'} under the data directory "
+        f"(sha256 {str(found['sha256'] or '-')[:16]}...)")
+    say(f"  rows:        {found['rows_loaded'] or 0} loaded, {found['rows_rejected'] or 0} "
+        "refused (raw.rejects)")
     if found["error_type"]:
-        print(f"  error:       {found['error_type']}: {found['error']}")
-    print(f"  in force:    {found['offers_in_force']} offer(s) in gpu_offers")
+        say(f"  error:       {found['error_type']}: {found['error']}")
+    say(f"  in force:    {found['offers_in_force']} offer(s) in gpu_offers")
     for o in found["offers_sample"]:
         per_gpu = o["price_per_gpu_hour"]
-        print(f"    {o['provider']} {o['sku']} {o['region'] or '-'} {o['pricing_model']}: "
-              f"{o['price_per_hour']} USD/h"
-              + (f" ({per_gpu:.4g} per GPU, {o['accelerator_id']})" if per_gpu else ""))
+        say(f"    {o['provider']} {o['sku']} {o['region'] or '-'} {o['pricing_model']}: "
+            f"{o['price_per_hour']} USD/h"
+            + (f" ({per_gpu:.4g} per GPU, {o['accelerator_id']})" if per_gpu else ""))
     return EXIT_OK
 
 
@@ -89,6 +96,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     e = sub.add_parser("explain", help="where a number came from: `explain fetch FETCH_ID`")
     what = e.add_subparsers(dest="what", required=True)
     f = what.add_parser("fetch", help="one raw.fetches row: source, URL, payload, rows")
-    f.add_argument("fetch_id", type=int)
+    f.add_argument("fetch_id", type=non_negative_int)
     f.add_argument("--format", choices=("text", "json"), default="text")
     f.set_defaults(func=cmd_explain)

@@ -22,8 +22,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
+
+from gpucost.flows.options import non_negative, positive
+from gpucost.flows.terminal import one_line, safe
 
 SORTS = {"price": "price_per_gpu_hour", "price_per_tflop": "usd_per_bf16_pflop_hour",
          "age": "age_days"}
@@ -51,6 +55,9 @@ def parse_gpu(text: str) -> tuple[str, int | None]:
     name, _, count = text.partition(":")
     if not name.strip():
         raise OffersError(f"{text!r}: give an accelerator name, e.g. H100 or H100:8")
+    if not any(c.isascii() and c.isalnum() for c in name):  # "%", "_", "*": no wildcards
+        raise OffersError(f"{text!r}: an accelerator name needs letters or digits (names are "
+                          "literal, no wildcards; e.g. H100 or H100:8)")
     if not count:
         return name.strip(), None
     try:
@@ -128,7 +135,7 @@ def unmapped_line(rows: list[dict[str, Any]]) -> str:
         if not found:
             continue
         n = sum(r["offer_count"] for r in found)
-        names = ", ".join(str(r["gpu_name_raw"]) for r in found[:5]) \
+        names = ", ".join(safe(r["gpu_name_raw"]) for r in found[:5]) \
             + (", ..." if len(found) > 5 else "")
         parts.append(f"{n} offer{'s' if n != 1 else ''} named {names} {what}")
     return "; ".join(parts) + f": {UNMAPPED_SQL}"
@@ -168,8 +175,12 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
     benchmark, scenario = parse_workload(con, workload) if workload else (None, None)
     if sort not in SORTS:
         raise OffersError(f"--sort must be one of {', '.join(SORTS)}")
-    if max_age_days is not None and not max_age_days >= 0:
-        raise OffersError("--max-age must be a number of days, 0 or more")
+    for option, value, what in (("--min-memory", min_memory_gb, "GB, 0 or more"),
+                                ("--max-price", max_price, "USD, more than 0"),
+                                ("--max-age", max_age_days, "days, 0 or more")):
+        if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value)
+                                      and (value > 0 or (value == 0 and "0 or" in what))):
+            raise OffersError(f"{option} must be a finite number of {what}, not {value!r}")
     ids = matched_ids(con, name)
     kinds = (["first_hand"] + (["reference"] if include_reference else [])
              + (["crosscheck"] if include_crosscheck else []))
@@ -195,7 +206,8 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
                 and ($min_memory is null or coalesce(gpu_offers.gpu_memory_gb,
                                                      accelerators.memory_gb) >= $min_memory)
                 and ($provider is null or lower(gpu_offers.provider) = lower($provider))
-                and ($region is null or gpu_offers.region ilike '%' || $region || '%')
+                and ($region is null
+                     or contains(lower(gpu_offers.region), lower($region)))
                 and (not $dated_only or gpu_offers.observed_at_known)
                 and ($max_age is null or (gpu_offers.observed_at_known
                                           and gpu_offers.age_days <= $max_age))
@@ -252,6 +264,7 @@ def offers(gpu: str, *, data_dir: Any = None, **filters: Any) -> Any:
     from gpucost.warehouse import data_dir as default_data_dir
     from gpucost.warehouse.publish import connect_readonly
 
+    parse_gpu(gpu)  # a bad name or count is said before the warehouse is opened
     con = connect_readonly(data_dir or default_data_dir())
     try:
         frame = query_offers(con, gpu, **filters)
@@ -312,7 +325,7 @@ def cmd_offers(args: argparse.Namespace) -> int:
                        dated_only=args.dated_only, max_age_days=args.max_age,
                        workload=args.workload)
     except OffersError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     unmapped = unmapped_line(frame.attrs.get("unmapped_offers") or [])
     if args.format == "json":
@@ -320,10 +333,12 @@ def cmd_offers(args: argparse.Namespace) -> int:
         print(json.dumps(records, indent=1))
         return EXIT_OK
     if args.format == "csv":
-        frame.to_csv(sys.stdout, index=False)
+        # RFC 4180 line ends, as `gpucost sql --format csv`: a CR inside a value is then
+        # quoted too (with "\n" ends the csv module leaves it bare), so the data stays exact
+        frame.to_csv(sys.stdout, index=False, lineterminator="\r\n")
         return EXIT_OK
     if frame.empty:
-        print(f"no {model.replace('_', '-')} offer in force matches {args.gpu!r}"
+        print(f"no {model.replace('_', '-')} offer in force matches {safe(repr(args.gpu))}"
               + _hidden_offers(args, model))
         if unmapped:
             print(unmapped)
@@ -346,10 +361,11 @@ def cmd_offers(args: argparse.Namespace) -> int:
                       (f"{r.round} {r.submitter} {r.software_family or '?'} "
                        f"({r.match}, {r.result_accelerator_count:g} GPUs)") if measured
                       else f"no {args.workload} result on this accelerator"]
-        rows.append([r.accelerator_name, r.provider, r.sku, region,
-                     f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
-                     f"{r.gpu_count:g}", memory, _age(r.age_days), *tokens,
-                     f"{r.source}{mark}", r.source_url or "-"])
+        rows.append([safe(cell) for cell in (
+            r.accelerator_name, r.provider, r.sku, region,
+            f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
+            f"{r.gpu_count:g}", memory, _age(r.age_days), *tokens,
+            f"{r.source}{mark}", r.source_url or "-")])
     header = ["accelerator", "provider", "sku",
               "region" if args.all_regions else "region (cheapest)", "USD/GPU-h",
               "USD/h", "GPUs", "GB/GPU", "age"] + (
@@ -369,7 +385,8 @@ def cmd_offers(args: argparse.Namespace) -> int:
         workload = frame["workload"].dropna()
         print(f"USD/M tok: USD per million generated tokens = USD/GPU-h / (tok/s/GPU x 3600)"
               f" x 10^6, at the closest measured MLPerf Inference result of "
-              f"{workload.iloc[0] if len(workload) else args.workload} (offer_token_costs): "
+              f"{safe(workload.iloc[0] if len(workload) else args.workload)} "
+              "(offer_token_costs): "
               "same size first, else whole copies of a smaller system; a larger system is "
               "not comparable")
     if unmapped:
@@ -381,11 +398,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o = sub.add_parser("offers", help="what an accelerator costs to rent now, and where "
                                       "(e.g. `gpucost offers H100:8`)")
     o.add_argument("gpu", help="accelerator name, optionally with a GPU count: H100, H100:8")
-    o.add_argument("--min-memory", type=float, metavar="GB", help="at least this GB per GPU")
-    o.add_argument("--max-price", type=float, metavar="USD",
+    o.add_argument("--min-memory", type=non_negative, metavar="GB",
+                   help="at least this GB per GPU")
+    o.add_argument("--max-price", type=positive, metavar="USD",
                    help="at most this USD per GPU-hour")
     o.add_argument("--provider", help="only this provider (aws, gcp, lambda, runpod...)")
-    o.add_argument("--region", help="only regions containing this text")
+    o.add_argument("--region", help="only regions containing this text (literal, any case)")
     models = o.add_mutually_exclusive_group()
     models.add_argument("--spot", action="store_true", help="spot prices (= --pricing-model spot)")
     models.add_argument("--pricing-model", default="on_demand",
@@ -402,7 +420,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--dated-only", action="store_true",
                    help="leave out offers whose observation date is unknown (files replayed "
                         "without a date); they are listed after the dated ones otherwise")
-    o.add_argument("--max-age", type=float, metavar="DAYS",
+    o.add_argument("--max-age", type=non_negative, metavar="DAYS",
                    help="only offers observed at most DAYS ago (undated offers are left out)")
     o.add_argument("--workload", metavar="BENCHMARK[:SCENARIO]",
                    help="add USD per million generated tokens at the closest measured MLPerf "

@@ -24,6 +24,8 @@ import logging
 import sys
 from typing import IO, Any
 
+from gpucost.flows.terminal import safe, safe_lines
+
 SHORT_ERROR_CHARS = 130
 
 
@@ -63,7 +65,7 @@ def shorten(text: str, width: int = SHORT_ERROR_CHARS) -> str:
 def describe_fetch(result: Any) -> tuple[bool, str]:
     """(ok, short text) for what one source's fetch returned (Fetched or an exception)."""
     if isinstance(result, BaseException):
-        return False, shorten(f"{type(result).__name__}: {result}")
+        return False, safe(shorten(f"{type(result).__name__}: {result}"))
     payloads = len(getattr(result, "payloads", []))
     errors = getattr(result, "errors", {}) or {}
     text = f"{payloads} payload{'s' if payloads != 1 else ''}"
@@ -133,11 +135,13 @@ class ConsoleLogHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            message = record.getMessage()
+            # a log line may quote remote bytes (an error text, a header): one safe line;
+            # a traceback keeps its lines, each made safe (flows/terminal.py)
+            message = safe(record.getMessage())
             run = getattr(record, "task_run_name", None) or getattr(record, "flow_run_name", None)
-            text = f"{record.levelname.lower()}: " + (f"{run}: " if run else "") + message
+            text = f"{record.levelname.lower()}: " + (f"{safe(run)}: " if run else "") + message
             if record.exc_info:
-                text += "\n" + logging.Formatter().formatException(record.exc_info)
+                text += "\n" + safe_lines(logging.Formatter().formatException(record.exc_info))
             self.console.print(text, soft_wrap=True)
         except RecursionError:
             raise

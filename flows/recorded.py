@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from gpucost.flows.terminal import one_line, safe
+
 EXIT_OK, EXIT_FAILED, EXIT_SOURCE_FAILED = 0, 1, 3
 
 
@@ -143,7 +145,7 @@ def describe(result: FeedResult) -> list[str]:
         if feed.tree and o.status != "failed":
             continue
         trap = o.status == "failed" and feed.traps.get(path.name) == o.error_type
-        lines.append(f"{feed.source} {path.name}: "
+        lines.append(f"{feed.source} {safe(path.name)}: "
                      + outcome_text(o, " (a documented trap of the recorded file)" if trap
                                     else ""))
     return lines
@@ -157,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="the warehouse folder (default GPUCOST_DATA_DIR or warehouse/data)")
     args = p.parse_args(argv)
     if not args.shared_data.is_dir():
-        print(f"error: no recorded data at {args.shared_data}", file=sys.stderr)
+        print(f"error: no recorded data at {safe(args.shared_data)}", file=sys.stderr)
         return 2
     from gpucost.flows.cli import _prepare_prefect_home
     from gpucost.flows.progress import setup_console
@@ -168,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         results, published = ingest_recorded(args.shared_data, args.data_dir)
     except Exception as exc:  # a refused publish: the loads stay in the raw layer
-        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return EXIT_FAILED
     files = sum(len(r.files) for r in results)
     unexpected = [u for r in results for u in r.unexpected()]

@@ -47,6 +47,7 @@ from typing import Any
 
 import duckdb
 from gpucost.flows.source_status import age_text
+from gpucost.flows.terminal import one_line, safe, safe_lines
 
 PRECISIONS = ("fp64", "fp64_matrix", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 PREFERRED_BASES = ("on_demand_min", "on_demand_median", "spot_min", "community_min")
@@ -80,7 +81,9 @@ HEALTH_COLOURS = {"ok": "#59a14f", "curated": "#9c9c9c", "stale": "#edc948",
 
 
 def esc(value: object) -> str:
-    return escape("" if value is None else str(value), quote=True)
+    """HTML-escaped text, with every control and bidi character (U+202E reverses what follows
+    it on the page) shown as its escape, `\\u202e`: safe_lines (flows/terminal.py)."""
+    return escape(safe_lines(value), quote=True)
 
 
 def fmt(value: float | None, unit: str = "") -> str:
@@ -1090,13 +1093,36 @@ def cmd_report(args: argparse.Namespace) -> int:
     from gpucost.warehouse.publish import NoWarehouseError
 
     out = Path(args.output) if args.output else data_dir() / "report.html"
+    problem = _unwritable(out)
+    if problem:
+        print(f"error: -o {safe(out)}: {problem}", file=sys.stderr)
+        return 2
     try:
         path = write_report(data_dir(), out)
     except NoWarehouseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return 1
-    print(f"wrote {path}")
+    except OSError as exc:  # the folder is read-only, the disk full...
+        print(f"error: -o {safe(out)}: cannot write the report there: "
+              f"{one_line(exc.strerror or exc)}", file=sys.stderr)
+        return 2
+    print(f"wrote {safe(path)}")
     return 0
+
+
+def _unwritable(out: Path) -> str:
+    """Why the report cannot be written at `out` ("" when it looks writable): a directory, a
+    parent that is a file, a folder without write permission."""
+    if out.is_dir() or str(out).endswith(os.sep):
+        return "a directory; give the file to write, e.g. report.html"
+    parent = out.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{safe(parent)} is not a directory"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot write in {safe(parent)} (permission denied)"
+    return ""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -29,6 +29,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from gpucost.flows.terminal import safe
+
 GRACE_S = 90.0
 # with scheduler errors in the log, a deployment younger than this is not judged yet: the
 # scheduler's pass over recently changed deployments runs every few seconds
@@ -91,7 +93,7 @@ class SchedulerReport:
                  f"{self.last_log_error}" if self.log_errors else "")
         if self.failing:
             names = ", ".join(f"{d.name} ({d.why})" for d in self.failing)
-            return f"error: the Prefect scheduler is not scheduling: {names}{cause}"
+            return safe(f"error: the Prefect scheduler is not scheduling: {names}{cause}")
         active = [d for d in self.deployments if d.scheduled]
         if not active:
             paused = sum(d.paused for d in self.deployments)
@@ -293,6 +295,6 @@ def describe(report: SchedulerReport) -> list[str]:
             head += f"; next {_clock(nxt.expected_start, now)}"
             if nxt.state != "Scheduled":
                 head += f" [{nxt.state}]"
-        lines.append(head)
-    lines.append(report.verdict())
+        lines.append(safe(head))  # names, states, log lines: the server's text
+    lines.append(safe(report.verdict()))
     return lines

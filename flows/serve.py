@@ -21,7 +21,10 @@ for work pools (`prefect deploy --all`, then `prefect worker start --pool gpucos
 
 Crons: `--prices-cron` / `--specs-cron` / `--throughput-cron` / `--timezone`, else the
 environment variables GPUCOST_PRICES_CRON, GPUCOST_SPECS_CRON, GPUCOST_THROUGHPUT_CRON,
-GPUCOST_SCHEDULE_TIMEZONE, else the defaults below.
+GPUCOST_SCHEDULE_TIMEZONE, else the defaults below. A cron has 5 fields (minute hour
+day-of-month month day-of-week); one of 6 or 7 fields (seconds, years: a 6-field cron would
+refresh every second) and one that never fires within 5 years ("0 0 31 2 *") are usage errors
+(exit 2), as is an invalid time zone (flows/options.py check_cron).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+from gpucost.flows.options import positive
 
 DEFAULT_PRICES_CRON = "0 */6 * * *"  # 00:00, 06:00, 12:00, 18:00
 DEFAULT_SPECS_CRON = "30 3 * * *"  # daily at 03:30, between two price runs
@@ -103,6 +108,14 @@ def _one_line(exc: Exception) -> str:
     return detail.removeprefix("Value error, ").split(" [type=")[0]
 
 
+def _cron_origin(args: argparse.Namespace, kind: str) -> str:
+    """Where the cron of `kind` came from: its option, its environment variable, the default."""
+    if getattr(args, f"{kind}_cron", None):
+        return f"--{kind}-cron"
+    variable = f"GPUCOST_{kind.upper()}_CRON"
+    return variable if os.environ.get(variable) else "the default"
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -113,10 +126,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"error: unknown time zone {plan[0].timezone!r} (an IANA name such as UTC or "
               "Europe/Berlin)", file=sys.stderr)
         return EXIT_USAGE
+    from gpucost.flows.options import check_cron
+    from gpucost.flows.terminal import one_line
+
+    grace = os.environ.get("GPUCOST_SCHEDULER_GRACE_S")
+    if grace is not None and grace.strip():
+        try:
+            positive(grace)
+        except argparse.ArgumentTypeError as exc:
+            print(f"error: GPUCOST_SCHEDULER_GRACE_S {one_line(exc)}", file=sys.stderr)
+            return EXIT_USAGE
+    for s in plan:  # 5 fields, and it fires (a 6-field cron would refresh every second)
+        try:
+            check_cron(s.cron, s.timezone)
+        except ValueError as exc:
+            print(f"error: {one_line(exc)} ({_cron_origin(args, s.kind)})", file=sys.stderr)
+            return EXIT_USAGE
     try:
         deps = deployments(plan)
     except ValueError as exc:  # an invalid cron
-        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        print(f"error: {one_line(_one_line(exc))}", file=sys.stderr)
         return EXIT_USAGE
     print(describe(deps))
     if args.dry_run:

@@ -25,6 +25,9 @@ import sys
 from datetime import datetime
 from typing import Any
 
+from gpucost.flows.options import positive
+from gpucost.flows.terminal import one_line, safe
+
 DEFAULT_MAX_AGE_DAYS = 2.0
 EXIT_OK, EXIT_FAILED, EXIT_SOURCE_FAILED = 0, 1, 3
 
@@ -90,6 +93,7 @@ def render_table(rows: list[dict[str, Any]]) -> str:
             age_text(r.get("data_age_days")) or ("unknown" if r.get("rows_in_force") else ""),
             _when(r.get("last_success_at")), err,
         ])
+        cells[-1] = [safe(c) for c in cells[-1]]  # remote text (an error) shown escaped
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(head)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip(),
              "  ".join("-" * w for w in widths)]
@@ -114,8 +118,8 @@ def why_not_healthy(rows: list[dict[str, Any]]) -> str:
         if r["health"] in ("failing", "replayed", "stale") and not r.get("last_live_success_at"):
             reason += ", never fetched live"
         groups.setdefault(reason, []).append(r["source"])
-    return "not healthy: " + "; ".join(f"{', '.join(names)}: {reason}"
-                                       for reason, names in groups.items())
+    return safe("not healthy: " + "; ".join(f"{', '.join(names)}: {reason}"
+                                            for reason, names in groups.items()))
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
@@ -128,7 +132,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
     try:
         con = connect_readonly(data_dir())
     except NoWarehouseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return EXIT_FAILED
     try:
         rows = source_rows(con, max_age_days)
@@ -149,9 +153,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("sources", help="health, data age and last error of every source",
                        description=__doc__)
     s.add_argument("--format", choices=("table", "json"), default="table")
-    s.add_argument("--max-age-days", type=float, default=DEFAULT_MAX_AGE_DAYS,
+    s.add_argument("--max-age-days", type=positive, default=DEFAULT_MAX_AGE_DAYS, metavar="DAYS",
                    help=f"live data older than this is 'stale' (default {DEFAULT_MAX_AGE_DAYS:g})")
-    s.add_argument("--max-age-hours", type=float, default=None, help=argparse.SUPPRESS)
+    s.add_argument("--max-age-hours", type=positive, default=None, help=argparse.SUPPRESS)
     s.add_argument("--strict", action="store_true",
                    help="exit 3 unless every source is ok or curated: when a source is failing, "
                         "stale, replayed (no live fetch returned its data) or never fetched")

@@ -29,9 +29,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from gpucost.flows.options import non_negative_int, number
+from gpucost.flows.terminal import one_line, safe
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 10_000
+MAX_TIMEOUT_S = 7 * 86_400.0  # a week: threading.Timer overflows far beyond
+TIMEOUT = number(maximum=MAX_TIMEOUT_S, what="seconds; 0 = no limit")
 _COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -40,7 +45,7 @@ class UsageError(Exception):
 
 
 def _err(message: str) -> None:
-    print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
+    print(f"error: {one_line(message)}", file=sys.stderr)
 
 
 def read_query(args: argparse.Namespace) -> str:
@@ -80,11 +85,12 @@ def _json_value(v: Any) -> Any:
 
 
 def _cell(v: Any) -> str:
+    """One table cell, terminal-safe (a CR, LF or ESC in a value is shown escaped)."""
     if v is None:
         return ""
     if isinstance(v, float):
         return f"{v:.6g}"
-    return str(v)
+    return safe(v)
 
 
 def write_rows(cols: list[str], rows: list[tuple], fmt: str, *, cut: bool = False) -> None:
@@ -100,6 +106,7 @@ def write_rows(cols: list[str], rows: list[tuple], fmt: str, *, cut: bool = Fals
         w.writerows(rows)
     else:
         cells = [[_cell(v) for v in r] for r in rows]
+        cols = [safe(c) for c in cols]  # a column alias is the user's, but may hold anything
         widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
         out.write("  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip()
                   + "\n")
@@ -166,8 +173,6 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
     try:
         query = read_query(args)
-        if args.timeout < 0 or args.max_rows < 0:
-            raise UsageError("--timeout and --max-rows take a number >= 0")
     except UsageError as exc:
         _err(str(exc))
         return EXIT_USAGE
@@ -266,10 +271,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="the query; '-' or nothing (with a pipe) reads standard input")
     s.add_argument("-f", "--file", help="read the query from this file")
     s.add_argument("--format", choices=formats, default="table")
-    s.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+    s.add_argument("--timeout", type=TIMEOUT, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                    help=f"stop the query after this many seconds (default {DEFAULT_TIMEOUT_S:g};"
                         " 0 = no limit)")
-    s.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS,
+    s.add_argument("--max-rows", type=non_negative_int, default=DEFAULT_MAX_ROWS, metavar="N",
                    help=f"rows printed in the table format (default {DEFAULT_MAX_ROWS:,};"
                         " 0 = all; csv and json are never cut)")
     s.set_defaults(func=cmd_sql)
