@@ -6,7 +6,15 @@ backoff (1, 2, 4 s by default, or the Retry-After a 429/503 states, at most 30 s
 the fetch's deadline: HTTP 408, 429, 500, 502, 503, 504, a timeout, a connection reset or
 dropped, a body cut off mid-way. A failure that retrying cannot fix fails at once: a failed
 DNS lookup, a refused connection (nothing listens there), a TLS or certificate error, any other
-4xx status, a redirect off the host, a body over the size cap.
+4xx status, a redirect off the host, a body over the size cap, a body too slow.
+
+Slow bodies: besides the overall deadline (FETCH_DEADLINE_S), a body (robots.txt included)
+that arrives slower than MIN_RATE_BPS bytes per second over a whole MIN_RATE_WINDOW_S window
+(a sliding window once the body has run that long) is cut with TooSlowError, curl's
+--speed-limit / --speed-time: one byte every 2 s holds a refresh for about 30 s, not 600.
+GPUCOST_FETCH_MIN_RATE_BPS and GPUCOST_FETCH_MIN_RATE_WINDOW_S override both (a rate of 0
+turns the check off), a source's FetchPolicy overrides those. Silence (no byte at all) is the
+read timeout's; a body that has ended is never cut, however slowly it came.
 
 Every live endpoint can be overridden with GPUCOST_SOURCE_URL_<NAME> (tests and mirrors
 point a source at a local server that way).
@@ -14,9 +22,12 @@ point a source at a local server that way).
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
+import traceback
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -32,6 +43,7 @@ from gpucost.catalog.records import (
     Payload,
     ResponseTooLargeError,
     RobotsDisallowedError,
+    TooSlowError,
     TruncatedResponseError,
     UnreachableError,
 )
@@ -52,6 +64,10 @@ ROBOTS_MAX_BYTES = 512 * 1024  # a larger robots.txt counts as absent (Google re
 # the whole fetch of one source (every part, robots.txt, retries, waits and body reads)
 # must be over within this many seconds (GPUCOST_FETCH_DEADLINE_S overrides it)
 FETCH_DEADLINE_S = 600.0
+# a body slower than MIN_RATE_BPS bytes per second over a whole MIN_RATE_WINDOW_S seconds is
+# cut (TooSlowError); GPUCOST_FETCH_MIN_RATE_BPS / GPUCOST_FETCH_MIN_RATE_WINDOW_S override
+MIN_RATE_BPS = 1000.0
+MIN_RATE_WINDOW_S = 30.0
 MAX_REDIRECTS = 5
 # first retry delay (doubled per attempt) when a source's policy does not set one
 DEFAULT_BACKOFF_S = 1.0
@@ -76,8 +92,8 @@ def _wait_for_host(url: str, min_interval_s: float, sleep: Callable[[float], Non
         sleep(slot - now)
 
 
-def _robots(url: str, session: requests.Session,
-            deadline: float | None = None) -> RobotFileParser | None:
+def _robots(url: str, session: requests.Session, deadline: float | None = None,
+            speed: tuple[float, float] | None = None) -> RobotFileParser | None:
     """The host's robots.txt (cached per process); None when it has none or it can't be read.
 
     Read like any body: streamed, under ROBOTS_MAX_BYTES (decoded, so a gzip bomb stops at the
@@ -94,7 +110,7 @@ def _robots(url: str, session: requests.Session,
                            stream=True, allow_redirects=False)
         try:
             if resp.status_code == 200:
-                body = _read_body(resp, robots_url, ROBOTS_MAX_BYTES, deadline)
+                body = _read_body(resp, robots_url, ROBOTS_MAX_BYTES, deadline, speed)
                 parser = RobotFileParser()
                 parser.parse(body.decode("utf-8", "replace").splitlines())
             elif resp.status_code in (401, 403):
@@ -103,15 +119,16 @@ def _robots(url: str, session: requests.Session,
         finally:
             resp.close()
     except (requests.RequestException, ResponseTooLargeError, TruncatedResponseError,
-            BodyDecodeError):
+            BodyDecodeError, TooSlowError):
         parser = None  # unreachable or unreadable: the page request itself will report it
     _robots_cache[base] = parser
     return parser
 
 
-def check_robots(url: str, session: requests.Session, deadline: float | None = None) -> None:
+def check_robots(url: str, session: requests.Session, deadline: float | None = None,
+                 speed: tuple[float, float] | None = None) -> None:
     """Raise RobotsDisallowedError when the host's robots.txt forbids our User-Agent."""
-    parser = _robots(url, session, deadline)
+    parser = _robots(url, session, deadline, speed)
     if parser is not None and not parser.can_fetch(USER_AGENT, url):
         raise RobotsDisallowedError(f"robots.txt of {urlsplit(url).netloc} disallows {url}")
 
@@ -125,6 +142,54 @@ def deadline_after(seconds: float | None = None) -> float:
         except ValueError:
             seconds = FETCH_DEADLINE_S
     return time.monotonic() + max(seconds, 0.0)
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name, "") or default)
+    except ValueError:
+        return default
+    return value if not math.isnan(value) else default
+
+
+def speed_limit(rate_bps: float | None = None,
+                window_s: float | None = None) -> tuple[float, float] | None:
+    """The minimum transfer rate in force, (bytes per second, window seconds): the arguments
+    (a source's FetchPolicy), else GPUCOST_FETCH_MIN_RATE_BPS / GPUCOST_FETCH_MIN_RATE_WINDOW_S,
+    else MIN_RATE_BPS / MIN_RATE_WINDOW_S; None when a rate or window of 0 turns it off."""
+    rate = rate_bps if rate_bps is not None else _env_float("GPUCOST_FETCH_MIN_RATE_BPS",
+                                                            MIN_RATE_BPS)
+    window = window_s if window_s is not None else _env_float(
+        "GPUCOST_FETCH_MIN_RATE_WINDOW_S", MIN_RATE_WINDOW_S)
+    if not (rate > 0 and window > 0) or not math.isfinite(window):
+        return None
+    return rate, window
+
+
+class _RateMeter:
+    """Bytes received over the last `window` seconds of a body (a sliding window, kept as
+    about 32 marks): TooSlowError once a whole window stayed under `rate` bytes per second."""
+
+    def __init__(self, rate: float, window: float) -> None:
+        self.rate, self.window = rate, window
+        self.marks: deque[tuple[float, int]] = deque([(time.monotonic(), 0)])
+
+    def check(self, total: int, url: str) -> None:
+        now = time.monotonic()
+        cutoff = now - self.window
+        if self.marks[0][0] <= cutoff:
+            while len(self.marks) > 1 and self.marks[1][0] <= cutoff:
+                self.marks.popleft()
+            since, base = self.marks[0]
+            span = now - since
+            if (total - base) < self.rate * span:
+                raise TooSlowError(
+                    f"body of {url.split('?')[0]} came at {(total - base) / span:.4g} bytes/s "
+                    f"over the last {span:.0f} s, under the minimum of {self.rate:.4g} bytes/s"
+                    f" (GPUCOST_FETCH_MIN_RATE_BPS, GPUCOST_FETCH_MIN_RATE_WINDOW_S); cut after"
+                    f" {total} bytes")
+        if now - self.marks[-1][0] >= self.window / 32:
+            self.marks.append((now, total))
 
 
 def _left(deadline: float | None, url: str) -> float:
@@ -146,15 +211,18 @@ def _clip(timeout: tuple[float, float], deadline: float | None,
 
 
 def _read_body(resp: requests.Response, url: str, max_bytes: int,
-               deadline: float | None) -> bytes:
+               deadline: float | None, speed: tuple[float, float] | None = None) -> bytes:
     """The decoded body, read one network read at a time (read1): refused once it exceeds
-    `max_bytes` (counted after decoding, so a gzip bomb never expands past the cap) or once
-    the deadline passes (a server sending one byte at a time cannot hold the fetch)."""
+    `max_bytes` (counted after decoding, so a gzip bomb never expands past the cap), once
+    the deadline passes (a server sending one byte at a time cannot hold the fetch) or, with
+    `speed` (rate, window: speed_limit), once a whole window of it came slower than the rate
+    (TooSlowError; bytes counted on the wire; a body that has ended is never cut)."""
     declared = resp.headers.get("Content-Length")
     if declared and declared.isdigit() and int(declared) > max_bytes:
         raise ResponseTooLargeError(url, max_bytes)
     chunks: list[bytes] = []
     size = 0
+    meter = _RateMeter(*speed) if speed else None
     while True:
         _left(deadline, url)
         try:
@@ -171,6 +239,17 @@ def _read_body(resp: requests.Response, url: str, max_bytes: int,
         if size > max_bytes:
             raise ResponseTooLargeError(url, max_bytes)
         chunks.append(chunk)
+        if meter is not None and getattr(resp.raw, "length_remaining", None) != 0:
+            meter.check(_wire_bytes(resp, size), url)
+
+
+def _wire_bytes(resp: requests.Response, decoded: int) -> int:
+    """Body bytes read from the network so far (before decoding), else the decoded count."""
+    try:
+        read = resp.raw.tell()
+    except (AttributeError, OSError):
+        return decoded
+    return read if isinstance(read, int) and read > 0 else decoded
 
 
 class _BodyCut(Exception):
@@ -244,6 +323,8 @@ def fetch(
     min_interval_s: float | None = None,
     deadline: float | None = None,
     allow_hosts: frozenset[str] = frozenset(),
+    min_rate_bps: float | None = None,
+    min_rate_window_s: float | None = None,
 ) -> Payload:
     """Fetch one URL into a Payload, or raise a named FetchError.
 
@@ -254,7 +335,9 @@ def fetch(
     never reaches memory.
     Redirects are followed only on the same host (or a host in `allow_hosts`), at most
     MAX_REDIRECTS; `deadline` (a time.monotonic() value, see deadline_after) bounds the
-    whole call, robots.txt, retries and waits included.
+    whole call, robots.txt, retries and waits included. A body slower than `min_rate_bps`
+    over a whole `min_rate_window_s` is cut with TooSlowError, not retried (speed_limit gives
+    the defaults; a rate of 0 turns it off).
 
     `html=True` marks a scraped page: the host's robots.txt is honoured and requests to one
     host are spaced HTML_MIN_INTERVAL_S apart (or `min_interval_s`, which also paces
@@ -266,9 +349,10 @@ def fetch(
     backoff_s = DEFAULT_BACKOFF_S if backoff_s is None else backoff_s
     timeout = timeout or DEFAULT_TIMEOUT
     max_bytes = max_bytes or DEFAULT_MAX_BYTES
+    speed = speed_limit(min_rate_bps, min_rate_window_s)
     sess = session or requests.Session()
     if html:
-        check_robots(url, sess, deadline)
+        check_robots(url, sess, deadline, speed)
     hdrs = {"User-Agent": USER_AGENT, **(headers or {})}
     asked = url
     redirects = 0
@@ -293,6 +377,14 @@ def fetch(
                 raise UnreachableError(f"{host} unreachable: {why}") from exc
             wait(delay)
             continue
+        except (ValueError, requests.RequestException) as exc:
+            # requests works out a redirect's next request even with allow_redirects=False: a
+            # Location with a bare non-UTF-8 byte or brackets in its host raises there
+            if any(frame.name in ("resolve_redirects", "get_redirect_target")
+                   for frame in traceback.extract_tb(exc.__traceback__)):
+                raise OffHostLinkError(f"{url.split('?')[0]} redirects to a location that "
+                                       "cannot be read; not followed") from None
+            raise
         try:
             if resp.is_redirect:
                 target = urljoin(resp.url or url, resp.headers.get("Location", ""))
@@ -315,7 +407,7 @@ def fetch(
             if resp.status_code >= 400:
                 raise HttpStatusError(url, resp.status_code)
             try:
-                content = _read_body(resp, url, max_bytes, deadline)
+                content = _read_body(resp, url, max_bytes, deadline, speed)
             except _BodyCut as cut:
                 if attempt > retries:
                     raise TruncatedResponseError(

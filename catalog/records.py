@@ -272,6 +272,14 @@ class DeadlineExceededError(FetchError):
     server that answers slowly, one byte at a time, cannot hold the refresh."""
 
 
+class TooSlowError(FetchError):
+    """A body kept arriving slower than the minimum transfer rate over a whole window
+    (catalog.http.MIN_RATE_BPS over MIN_RATE_WINDOW_S; GPUCOST_FETCH_MIN_RATE_BPS and
+    GPUCOST_FETCH_MIN_RATE_WINDOW_S, or the source's FetchPolicy): cut there, not retried, so
+    a host trickling a byte every few seconds holds the refresh for one window, not until the
+    overall deadline (curl's --speed-limit / --speed-time)."""
+
+
 class OffHostLinkError(FetchError):
     """A redirect or a paging link pointed at another host than the one asked (and not on
     the source's allow-list): not followed."""
@@ -313,6 +321,11 @@ class UnexpectedPayloadError(ParseError):
 
 class EmptyPayloadError(SourceError):
     """The payload parsed to no rows: refused, the last good data stays in force."""
+
+
+class TooManyRowsError(SourceError):
+    """The payload parsed to more rows than the payload row cap (GPUCOST_PAYLOAD_MAX_ROWS):
+    refused whole, the last good data stays in force."""
 
 
 class RowCountCollapseError(SourceError):

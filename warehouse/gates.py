@@ -15,6 +15,11 @@ and turns them into Reject rows with a named reason, so they land in raw.rejects
   whole GPU count (fractional GPUs, unknown count) is held to INSTANCE_MAX_USD per hour.
   Rows in other currencies are not band-checked (no rates here).
 * ``price_not_finite``: a price that is Infinity or NaN, in any currency, whatever it maps to.
+* ``gpu_count_invalid``: a GPU count that is no count of GPUs: Infinity or NaN, zero or
+  negative, a fraction above one GPU (1.5), or a slice below one GPU from a provider that
+  sells no slices (FRACTIONAL_GPU_PROVIDERS). The parsers refuse such rows first
+  (catalog.sources.base.read_gpu_count); this is the last line of defence at load. An
+  unknown count (None: a size the source does not document) is not refused here.
 * ``price_jump``: the price moved by more than JUMP_FACTOR (either way) against the previous
   observation of the same offer key (source, provider, sku, region, pricing_model, os), of
   any age, found in the daily rollup (price_daily) or earlier in the same payload. A rejected
@@ -45,6 +50,10 @@ FALLBACK_BAND = (0.01, 100.0)  # USD per GPU-hour, for accelerators without a pu
 # a USD row without a whole GPU count: at most this per hour (16 GPUs at the generic maximum)
 INSTANCE_MAX_USD = FALLBACK_BAND[1] * 16
 JUMP_FACTOR = 5.0
+# providers whose rows can be a slice of one GPU (gpu_count below 1): Azure NVads A10 v5 /
+# NVv4 partitions, AWS g6f L4 slices, GCP G4 RTX PRO 6000 shares, RunPod MIG slices, Vast
+# half cards, Alibaba's A10*1/3 (SkyPilot); any other provider's count is whole
+FRACTIONAL_GPU_PROVIDERS = frozenset({"aws", "azure", "gcp", "runpod", "vast", "alicloud"})
 
 _NON_KEY = re.compile(r"[^a-z0-9]")
 
@@ -104,6 +113,10 @@ class Gates:
         rejects: list[Reject] = []
         for obs in prices:
             what = f"{obs.provider} {obs.sku} {obs.region} {obs.pricing_model}"
+            why = count_problem(obs)
+            if why:
+                rejects.append(Reject("gpu_count_invalid", f"{what}: {why}", _raw(obs)))
+                continue
             if obs.price_per_hour is not None and not math.isfinite(obs.price_per_hour):
                 rejects.append(Reject("price_not_finite",
                                       f"{what}: price {obs.price_per_hour}", _raw(obs)))
@@ -150,10 +163,33 @@ def band_of(purchase_price_usd: float | None) -> tuple[float, float]:
     return purchase_price_usd / MAX_PAYBACK_HOURS, purchase_price_usd / MIN_PAYBACK_HOURS
 
 
-def per_gpu_price(obs: PriceObservation) -> float | None:
-    """price_per_hour / gpu_count for whole GPUs; None for fractional or unknown counts."""
+def count_problem(obs: PriceObservation) -> str:
+    """Why the row's GPU count is no count of GPUs ("" when it is one, or is unknown)."""
     count = obs.gpu_count
-    if obs.price_per_hour is None or count is None or count < 1 or abs(count - round(count)) > 1e-9:
+    if count is None:
+        return ""
+    if isinstance(count, bool) or not isinstance(count, (int, float)):
+        return f"GPU count {count!r} is not a number"
+    if not math.isfinite(count):
+        return f"GPU count {count} is not finite"
+    if count <= 0:
+        return f"GPU count {count:g} is not above zero"
+    if abs(count - round(count)) <= 1e-9:
+        return ""
+    if count > 1:
+        return f"GPU count {count:g} is not a whole number of GPUs"
+    if obs.provider.strip().lower() not in FRACTIONAL_GPU_PROVIDERS:
+        return (f"GPU count {count:g}: {obs.provider} sells no slice of a GPU "
+                "(FRACTIONAL_GPU_PROVIDERS)")
+    return ""
+
+
+def per_gpu_price(obs: PriceObservation) -> float | None:
+    """price_per_hour / gpu_count for whole GPUs; None for fractional, unknown or impossible
+    counts (Infinity, NaN, zero, negative: count_problem refuses those rows)."""
+    count = obs.gpu_count
+    if (obs.price_per_hour is None or count is None or not math.isfinite(count) or count < 1
+            or abs(count - round(count)) > 1e-9):
         return None
     return obs.price_per_hour / round(count)
 

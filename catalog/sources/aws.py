@@ -33,7 +33,8 @@ rows, one PriceObservation per instance type x region x pricing model:
 * GPU name and count from INSTANCE_GPUS (the price list's ``GPU`` column is fractional or
   missing for some families and absent for Neuron devices), falling back to the ``GPU``
   column for a size not in the table; a GPU-family row with neither ->
-  Reject("gpu_count_unknown"). g6f / gr6f are fractional L4 slices (gpu_count < 1: flagged
+  Reject("gpu_count_unknown"), a GPU column that is no count (1.5) ->
+  Reject("gpu_count_invalid"). g6f / gr6f are fractional L4 slices (gpu_count < 1: flagged
   by the marts, kept out of per-GPU statistics).
 * region = ``Region Code`` (else the ``Location`` text); stream = the sorted region codes.
 
@@ -68,7 +69,14 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
-from gpucost.catalog.sources.base import CheapestOffers, FetchContext, Part, Source
+from gpucost.catalog.sources.base import (
+    GPU_COUNT_INVALID,
+    CheapestOffers,
+    FetchContext,
+    Part,
+    Source,
+    read_gpu_count,
+)
 
 NAME = "aws"
 DEFAULT_URL = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/index.json"
@@ -302,6 +310,11 @@ def _offer_row(row: dict[str, str], result: ParseResult) -> PriceObservation | N
     if gpu is None:
         return None
     name, count = gpu
+    if count > 0:  # the table's count, else the GPU column's (fractional for L4 slices)
+        checked, why = read_gpu_count(count, fractions=True)
+        if checked is None:
+            result.rejects.append(Reject(GPU_COUNT_INVALID, f"{instance}: {why}", _raw(row)))
+            return None
     if count <= 0:
         result.rejects.append(Reject("gpu_count_unknown", f"{instance}: not in the table and"
                                      f" GPU column {row.get('GPU')!r}", _raw(row)))

@@ -25,7 +25,8 @@ gives `walk(ctx)` instead.
 separated keys, e.g. `lambda,gcp` for SkyPilot) limits a multi-part feed to some parts.
 
 The parse helpers below are shared by the parsers: zip members read under a cap, the cheapest
-of an offer listed twice, the refusal of a payload without an accepted row, and for the
+of an offer listed twice, the refusal of a payload without an accepted row, a row's GPU
+count (read_gpu_count: a bad count refuses its row, never the payload), and for the
 scraped pricing pages the page's tree and capture time and the reading of its text (cleaned
 node text, the first dollar price, numbers, why a cell has no price, reservation terms). A
 parser whose page needs another reading keeps a local variant and says why.
@@ -34,6 +35,7 @@ parser whose page needs another reading keeps a local variant and says why.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 import time
@@ -80,6 +82,12 @@ class FetchPolicy:
     # the whole fetch (every part, robots.txt, retries) ends within this many seconds
     # (None: catalog.http.FETCH_DEADLINE_S, or GPUCOST_FETCH_DEADLINE_S when set)
     deadline_s: float | None = None
+    # a body slower than min_rate_bps bytes per second over a whole min_rate_window_s is cut
+    # with TooSlowError (None: catalog.http.MIN_RATE_BPS / MIN_RATE_WINDOW_S, or
+    # GPUCOST_FETCH_MIN_RATE_BPS / GPUCOST_FETCH_MIN_RATE_WINDOW_S when set; a rate of 0
+    # turns the check off)
+    min_rate_bps: float | None = None
+    min_rate_window_s: float | None = None
     # hosts a redirect or a paging link may lead to besides the one asked (same host only
     # by default; a leading www. aside)
     allow_hosts: frozenset[str] = frozenset()
@@ -151,6 +159,7 @@ class FetchContext:
                 timeout=p.timeout, max_bytes=max_bytes or p.max_bytes, retries=p.retries,
                 backoff_s=p.backoff_s, html=p.html, min_interval_s=p.min_interval_s,
                 deadline=self.deadline, allow_hosts=p.allow_hosts,
+                min_rate_bps=p.min_rate_bps, min_rate_window_s=p.min_rate_window_s,
             )
         except UnreachableError as exc:
             self.unreachable[host] = exc
@@ -426,6 +435,52 @@ def leading_number(text: str, pattern: re.Pattern[str] = LEADING_NUMBER) -> floa
         return None
     value = float(m.group("n").replace(",", ""))
     return value if value > 0 else None
+
+
+# ---- GPU counts -------------------------------------------------------------------------
+
+# the reject reason of a row whose GPU count is stated but is no count of GPUs: not a number,
+# Infinity or NaN, zero or negative, or a fraction where the source has no fractional GPUs
+GPU_COUNT_INVALID = "gpu_count_invalid"
+
+
+def read_gpu_count(value: Any, *, fractions: bool = False) -> tuple[float | None, str]:
+    """A row's GPU count as the source states it (a JSON number, a CSV cell, the text of a
+    page's number): ``(count, "")`` when it is a count, ``(None, why)`` when it is not one
+    (the row is then Reject(GPU_COUNT_INVALID, why)), ``(None, "")`` when none is stated (None
+    or blank: the parser decides, a CPU row or gpu_count_unknown).
+
+    A count is finite, above zero and whole; with `fractions` (a source whose rows can be a
+    slice of one GPU: Azure NVads A10 v5 1/6, AWS g6f, GCP G4 1/8, RunPod MIG 1/4, SkyPilot's
+    ``A10*1/3``, Vast's half cards) also a slice below one GPU. A fraction above one (1.5)
+    means nothing in any source. Never raises: ``inf``, ``1e400``, ``NaN`` or ``true`` refuse
+    the row, not the payload."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None, ""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None, f"GPU count {value!r} is not a number"
+    try:
+        count = float(value.strip().replace(",", "") if isinstance(value, str) else value)
+    except (ValueError, OverflowError):
+        return None, f"GPU count {str(value)[:40]!r} is not a number"
+    if not math.isfinite(count):
+        shown = repr(value[:40]) if isinstance(value, str) else str(value)[:40]
+        return None, f"GPU count {shown} is not finite"
+    if count <= 0:
+        return None, f"GPU count {count:g} is not above zero"
+    if not count.is_integer() and not (fractions and count < 1):
+        return None, (f"GPU count {count:g} is not a whole number of GPUs"
+                      + (" nor a slice of one" if fractions else ""))
+    return count, ""
+
+
+def leading_gpu_count(text: str, pattern: re.Pattern[str] | None = None, *,
+                      fractions: bool = False) -> tuple[float | None, str]:
+    """read_gpu_count of the number at the start of a page's cell ("8", "4^1", "8 GPUs"; the
+    `n` group of `pattern`, default LEADING_NUMBER); ``(None, "")`` when the cell starts with
+    no number."""
+    m = (pattern or LEADING_NUMBER).match(text)
+    return read_gpu_count(m.group("n") if m else None, fractions=fractions)
 
 
 def plain_number(text: str) -> float | None:

@@ -52,11 +52,13 @@ import re
 from bs4 import BeautifulSoup, Tag
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
 from gpucost.catalog.sources.base import (
+    GPU_COUNT_INVALID,
     CheapestOffers,
     FetchPolicy,
     Source,
     classes,
     first_price,
+    leading_gpu_count,
     leading_number,
     no_price_reason,
     node_text,
@@ -181,7 +183,10 @@ def _parse_2026_row(row: Tag, has_regions: bool, offers: CheapestOffers) -> None
         offers.reject("truncated_row", f"{what}: no On-Demand / Spot price block", raw)
         return
     figures = _figures(row)
-    count = leading_number(figures.get("gpu count", ""))
+    count, why = leading_gpu_count(figures.get("gpu count", ""))
+    if why:
+        offers.reject(GPU_COUNT_INVALID, f"{what}: {why}", raw)
+        return
     if count is None:
         offers.reject("gpu_count_unknown", f"{what}: GPU count {figures.get('gpu count')!r}",
                       raw)

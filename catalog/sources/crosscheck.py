@@ -6,7 +6,8 @@ Two human-maintained tables (typed in by people, often stale; never ground truth
   ``Cloud,GPU Type,GPU Arch,GPUs,GPU RAM,vCPUs,RAM,On-demand,Per-GPU,Spot,Name``;
   ``On-demand`` and ``Spot`` are USD per hour for the instance, ``Per-GPU`` = On-demand /
   GPUs, ``GPU Type`` embeds the memory ("A100 (80 GB)"), ``Name`` is the provider's instance
-  name (may be empty), vCPUs/RAM may be ranges ("20-26": unknown). Live: DEFAULT_URL
+  name (may be empty), vCPUs/RAM may be ranges ("20-26": unknown); a ``GPUs`` cell that is
+  no whole count (inf, 0, -1, 1.5, text) -> Reject("gpu_count_invalid"). Live: DEFAULT_URL
   (override GPUCOST_SOURCE_URL_CROSSCHECK).
 * cloud-gpus.com ``cloud_gpu.json`` (archived), stream "cloud-gpus": ``{"data": [provider,
   ...]}``, one key per GPU model (``costh100``, ``costa100_80``, ...) whose value is a
@@ -47,7 +48,14 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
-from gpucost.catalog.sources.base import CheapestOffers, FetchContext, Part, Source
+from gpucost.catalog.sources.base import (
+    GPU_COUNT_INVALID,
+    CheapestOffers,
+    FetchContext,
+    Part,
+    Source,
+    read_gpu_count,
+)
 
 NAME = "crosscheck"
 DEFAULT_URL = ("https://raw.githubusercontent.com/the-full-stack/the-full-stack-website/main/"
@@ -139,7 +147,10 @@ def _parse_fullstack(payload: Payload) -> ParseResult:
     for row in rows:
         raw = ",".join(f"{k}={v}" for k, v in row.items() if v)[:2000]
         cloud, gpu = (row.get("Cloud") or "").strip(), " ".join((row.get("GPU Type") or "").split())
-        count = _count(row.get("GPUs"))
+        count, why = read_gpu_count(row.get("GPUs"))
+        if why:
+            result.rejects.append(Reject(GPU_COUNT_INVALID, f"{cloud} {gpu}: {why}", raw))
+            continue
         if not cloud or not gpu or count is None:
             result.rejects.append(Reject("unreadable_row", "no cloud, GPU type or GPU count",
                                          raw))

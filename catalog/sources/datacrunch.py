@@ -33,10 +33,12 @@ import re
 from bs4 import BeautifulSoup, Tag
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
 from gpucost.catalog.sources.base import (
+    GPU_COUNT_INVALID,
     CheapestOffers,
     FetchPolicy,
     Source,
     first_price,
+    leading_gpu_count,
     leading_number,
     no_price_reason,
     node_text,
@@ -100,7 +102,10 @@ def _parse_row(columns: list[str], cells: list[str], offers: CheapestOffers) -> 
     if not sku or not gpu:
         offers.reject("gpu_name_missing", "a row without an instance name or GPU model", raw)
         return
-    count = leading_number(fields.get("count", ""), _NUMBER)
+    count, why = leading_gpu_count(fields.get("count", ""), _NUMBER)
+    if why:
+        offers.reject(GPU_COUNT_INVALID, f"{sku}: {why}", raw)
+        return
     if count is None:
         offers.reject("gpu_count_unknown", f"{sku}: GPU {fields.get('count')!r}", raw)
         return

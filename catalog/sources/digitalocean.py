@@ -46,13 +46,16 @@ from bs4 import Tag
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
 from gpucost.catalog.sources.base import (
     DOLLAR_PRICE,
+    GPU_COUNT_INVALID,
     CheapestOffers,
     FetchPolicy,
     Source,
     first_price,
+    leading_gpu_count,
     leading_number,
     no_price_reason,
     node_text,
+    read_gpu_count,
     read_page,
     reserved_model,
     says_on_demand,
@@ -176,8 +179,12 @@ def _parse_card(card: Tag, offers: CheapestOffers) -> None:
         return
     specs = _specs(card)
     suffix = _COUNT_SUFFIX.search(title)
-    count = leading_number(specs.get("gpus per droplet", "")) or (
-        float(suffix.group("n")) if suffix else None)
+    count, why = leading_gpu_count(specs.get("gpus per droplet", ""))
+    if count is None and not why:
+        count, why = read_gpu_count(suffix.group("n") if suffix else None)
+    if why:
+        offers.reject(GPU_COUNT_INVALID, f"{title} {model}: {why}", raw)
+        return
     if count is None:
         offers.reject("gpu_count_unknown", f"{title} {model}: no GPUs per Droplet", raw)
         return

@@ -21,7 +21,8 @@ Columns are found by their header text, never by position (the G4/G2 table puts 
 
 Prices are USD **per instance-hour** (vCPUs, memory and, for A2 Ultra/A3/A4, local SSD
 included): price_per_hour is the cell's value, gpu_count is "GPUs: N" of the Components cell
-(fractional for G4's "1/8", "1/4", "1/2" of an RTX PRO 6000), vcpus and ram_gb from "vCPUs:"
+(fractional for G4's "1/8", "1/4", "1/2" of an RTX PRO 6000; "GPUs: 0", "3/2" or "1/0" ->
+Reject("gpu_count_invalid"), that row alone), vcpus and ram_gb from "vCPUs:"
 and "Memory:" (the figure as printed, GB or GiB; missing spaces such as "GPUs:4" tolerated).
 sku = the machine type, gpu_name_raw = the GPU cell as written ("Nvidia H100", "NVIDIA L4").
 gpu_memory_gb only where the page's naming fixes it: the A100 in ``a2-highgpu-*`` and
@@ -46,10 +47,12 @@ import re
 from bs4 import Tag
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import (
+    GPU_COUNT_INVALID,
     FetchPolicy,
     Source,
     finish_cheapest,
     node_text,
+    read_gpu_count,
     read_page,
 )
 
@@ -134,14 +137,22 @@ def parse(payload: Payload) -> ParseResult:
                            "but no priced machine type")
 
 
-def _components(text: str) -> tuple[float | None, float | None, float | None]:
+def _gpu_count(text: str) -> tuple[float | None, str]:
+    """read_gpu_count of "GPUs: N" or of a slice "GPUs: 1/8" (a G4 share of one RTX PRO
+    6000); (None, "") without a "GPUs:" figure."""
     gpus = _GPUS.search(text)
-    count = None
-    if gpus:
-        count = float(gpus.group("num")) / float(gpus.group("den") or 1)
+    if not gpus:
+        return None, ""
+    num, den = float(gpus.group("num")), float(gpus.group("den") or 1)
+    if den == 0:
+        return None, f"GPU count {gpus.group(0)!r} divides by zero"
+    return read_gpu_count(num / den, fractions=True)
+
+
+def _components(text: str) -> tuple[float | None, float | None, float | None]:
     vcpus = _VCPUS.search(text)
     memory = _MEMORY.search(text)
-    return (count if count else None,
+    return (_gpu_count(text)[0],
             float(vcpus.group("n").replace(",", "")) if vcpus else None,
             float(memory.group("n").replace(",", "")) if memory else None)
 
@@ -161,6 +172,10 @@ def _parse_table(number: int, table: Tag, kinds: list[str], result: ParseResult)
             continue  # a family header row ("A3 High")
         raw = " | ".join(cells)
         count, vcpus, ram = _components(row["components"])
+        why = _gpu_count(row["components"])[1]
+        if sku and why:
+            result.rejects.append(Reject(GPU_COUNT_INVALID, f"{sku}: {why}", raw))
+            continue
         if not sku or count is None:
             result.rejects.append(Reject("gpu_count_unknown", f"{sku}: {row['components']!r}",
                                          raw))

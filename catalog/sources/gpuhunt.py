@@ -15,8 +15,10 @@ Parse (one catalog = one provider = one stream):
 * CSV v2/v3 columns, read by header name: instance_name, location, price (USD per hour for
   the whole instance), cpu, memory, gpu_count, gpu_name, gpu_memory (GB per GPU), spot
   (True/False), disk_size, gpu_vendor, flags, cpu_arch, provider_data;
-* rows without GPUs (CPU instances) are skipped; price 0 or empty ->
-  Reject("zero_or_missing_price"); a malformed row -> Reject("unreadable_row");
+* rows without GPUs (gpu_count 0 or empty: CPU instances) are skipped; a gpu_count that is
+  no count (inf, -1, 1.5, text; a slice below one GPU is one) ->
+  Reject("gpu_count_invalid"); price 0 or empty -> Reject("zero_or_missing_price"); a
+  malformed row -> Reject("unreadable_row");
 * pricing_model: spot True -> "spot"; RunPod rows priced for a community-cloud country
   (a two-letter location; secure-cloud rows carry a data-centre id such as "EU-RO-1")
   -> "community"; else "on_demand";
@@ -59,11 +61,13 @@ from gpucost.catalog.records import (
 )
 from gpucost.catalog.sizes import provider_size_count, retired_size
 from gpucost.catalog.sources.base import (
+    GPU_COUNT_INVALID,
     CheapestOffers,
     FetchContext,
     FetchError,
     Part,
     Source,
+    read_gpu_count,
     read_zip_member,
 )
 
@@ -184,14 +188,17 @@ def _num(text: Any) -> float | None:
 def _row(
     row: dict[str, str], provider: str, result: ParseResult, *, count_in_sku: bool = False,
 ) -> PriceObservation | None:
-    count = _num(row.get("gpu_count"))
-    if not count:
+    if _num(row.get("gpu_count")) == 0 or not (row.get("gpu_count") or "").strip():
         return None  # a CPU instance
     sku = (row.get("instance_name") or "").strip()
     gpu = (row.get("gpu_name") or "").strip()
-    if not sku or count < 0:
-        result.rejects.append(Reject("unreadable_row", "no instance name or bad GPU count",
-                                     _raw(row)))
+    # a slice below one GPU is a count (Azure partitions); inf, -1, 1.5 or text is not
+    count, why = read_gpu_count(row.get("gpu_count"), fractions=True)
+    if count is None:
+        result.rejects.append(Reject(GPU_COUNT_INVALID, f"{sku} {gpu}: {why}", _raw(row)))
+        return None
+    if not sku:
+        result.rejects.append(Reject("unreadable_row", "no instance name", _raw(row)))
         return None
     region = (row.get("location") or "").strip()
     if retired_size(provider, sku):

@@ -28,6 +28,7 @@ import re
 from bs4 import BeautifulSoup, Tag
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import (
+    GPU_COUNT_INVALID,
     FetchPolicy,
     Source,
     clean_text,
@@ -36,6 +37,7 @@ from gpucost.catalog.sources.base import (
     no_price_reason,
     node_text,
     plain_number,
+    read_gpu_count,
     read_page,
 )
 
@@ -112,6 +114,10 @@ def _parse_2024_row(title: Tag, result: ParseResult) -> None:
         else:
             result.rejects.append(Reject("reserved_term_unknown", node_text(title), raw))
         return
+    count, why = read_gpu_count(m.group("count"))
+    if count is None:  # "On-demand 0x H100"
+        result.rejects.append(Reject(GPU_COUNT_INVALID, f"{node_text(title)}: {why}", raw))
+        return
     price = next((p for c in cells if _PER_GPU.search(c) and (p := _price(c))), None)
     if price is None:
         reason = ("no_price_contact_sales" if any("contact sales" in c.lower() for c in cells)
@@ -124,7 +130,7 @@ def _parse_2024_row(title: Tag, result: ParseResult) -> None:
                 and (g := _memory_gb(c))), None)
     vcpus = next((n for c in cells[1:] if c.isdigit() and (n := plain_number(c))), None)
     result.prices.append(_observation(
-        plan=m.group("plan").strip(), count=float(m.group("count")), per_gpu=price,
+        plan=m.group("plan").strip(), count=count, per_gpu=price,
         vram_gb=vram, vcpus=vcpus, ram_gb=ram,
     ))
 
@@ -144,7 +150,7 @@ def _panel_count(row: Tag, soup: BeautifulSoup) -> float | None:
         found = soup.find(attrs={"aria-controls": panel_id})
         tab = found if isinstance(found, Tag) else None
     m = _COUNT.match(node_text(tab))
-    return float(m.group("n")) if m else None
+    return float(m.group("n")) if m else None  # "0x": read_gpu_count refuses it
 
 
 def _cell(row: Tag, *labels: str) -> str:
@@ -159,7 +165,10 @@ def _parse_2026_row(row: Tag, soup: BeautifulSoup, result: ParseResult) -> None:
     plan = clean_text(str(row.get("data-plan") or ""))
     raw = " | ".join(node_text(c) for c in row.find_all(["th", "td"]))
     price_text = _cell(row, "PRICE")
-    count = _panel_count(row, soup)
+    count, why = read_gpu_count(_panel_count(row, soup))
+    if why:
+        result.rejects.append(Reject(GPU_COUNT_INVALID, f"{plan}: {why}", raw))
+        return
     if count is None:
         result.rejects.append(Reject("gpu_count_unknown", f"{plan}: no NxGPU tab", raw))
         return

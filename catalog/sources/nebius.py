@@ -38,6 +38,7 @@ import re
 from bs4 import Tag
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import (
+    GPU_COUNT_INVALID,
     FetchPolicy,
     Source,
     finish_cheapest,
@@ -45,6 +46,7 @@ from gpucost.catalog.sources.base import (
     no_price_reason,
     node_text,
     plain_number,
+    read_gpu_count,
     read_page,
 )
 
@@ -154,7 +156,10 @@ def _parse_2024(table: Tag, result: ParseResult) -> None:
         if m is None:
             result.rejects.append(Reject("gpu_count_unknown", cells[0], raw))
             continue
-        count = float(m.group("count"))
+        count, why = read_gpu_count(m.group("count"))
+        if count is None:  # "0x H100"
+            result.rejects.append(Reject(GPU_COUNT_INVALID, f"{cells[0]}: {why}", raw))
+            continue
         name = m.group("name").strip()
         if reserve_col is not None and first_price(cells[reserve_col]) is not None:
             result.rejects.append(Reject(

@@ -16,7 +16,9 @@ Parse:
 * products: ``items`` with ``partNumber``, ``billingModel`` ("UCM"), ``pricetype``
   ("HOUR") and ``currencyCodeLocalizations``: ``[{"currencyCode", "prices": [{"model":
   "PAY_AS_YOU_GO", "value"}]}]``;
-* only active, visible GPU shapes (gpuQty > 0) are priced: on a GPU shape the "ocpu" part is
+* only active, visible GPU shapes (gpuQty not 0 or absent) are priced; a gpuQty that is no
+  whole count (Infinity, NaN, -1, 1.5, text) -> Reject("gpu_count_invalid"), that shape
+  alone; on a GPU shape the "ocpu" part is
   priced per GPU (x gpuQty); a "memory" part adds its price x qty; any other part type, a
   missing part, a non-hourly or non-pay-as-you-go price -> Reject("unexpected_price_data");
   a USD total of 0 -> Reject("zero_or_missing_price");
@@ -86,10 +88,12 @@ from gpucost.catalog.records import (
     Reject,
 )
 from gpucost.catalog.sources.base import (
+    GPU_COUNT_INVALID,
     CheapestOffers,
     FetchContext,
     Source,
     raise_empty,
+    read_gpu_count,
     read_zip_member,
 )
 
@@ -172,12 +176,17 @@ def parse_cost_estimator(payload: Payload) -> ParseResult:
         if not isinstance(shape, dict):
             continue
         name = str(shape.get("name") or "")
-        gpus = shape.get("gpuQty")
-        if not name or not isinstance(gpus, (int, float)) or gpus <= 0:
+        stated = shape.get("gpuQty")
+        if not name or stated is None or stated == 0:
             continue  # not a GPU shape
         if shape.get("hidden") or shape.get("status") != "ACTIVE":
             continue  # not on sale
         raw = json.dumps(shape, sort_keys=True)[:2000]
+        gpus, why = read_gpu_count(stated)
+        if gpus is None:  # Infinity, NaN, -1, 1.5, text: this shape alone is refused
+            result.rejects.append(Reject(GPU_COUNT_INVALID, f"{name}: {why or 'no GPU count'}",
+                                         raw))
+            continue
         total = 0.0
         problem = None
         for part in shape.get("products") or []:

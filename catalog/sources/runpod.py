@@ -60,10 +60,12 @@ from typing import Any
 from bs4 import BeautifulSoup, Tag
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import (
+    GPU_COUNT_INVALID,
     Source,
     clean_text,
     finish_cheapest,
     node_text,
+    read_gpu_count,
     read_page,
 )
 
@@ -259,7 +261,11 @@ def parse_graphql(payload: Payload) -> ParseResult:
                 result.rejects.append(Reject(
                     "gpu_count_unknown", f"{gpu_id}: MIG slice of a card not in the answer", raw))
                 continue
-            count = round(float(mig.group("gb")) / card_memory, 6)
+            count, why = read_gpu_count(round(float(mig.group("gb")) / card_memory, 6),
+                                        fractions=True)
+            if count is None:  # a "slice" larger than its card
+                result.rejects.append(Reject(GPU_COUNT_INVALID, f"{gpu_id}: {why}", raw))
+                continue
         gb = _api_price(entry.get("memoryInGb"))
         for field, model in GRAPHQL_TIERS:
             value = entry.get(field)

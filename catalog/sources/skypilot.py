@@ -23,6 +23,8 @@ Parse (one CSV = one cloud = one stream):
   Reject("zero_or_missing_price")); `SpotPrice` ->
   a spot row (Vast: interruptible_bid), skipped silently when 0 or empty (Vast writes 0.00
   everywhere, meaning unknown);
+* an `AcceleratorCount` that is no count (`inf`, 0, -1, 1.5, text; a slice below one GPU
+  is one: Azure's 0.333) -> Reject("gpu_count_invalid"), that row alone;
 * rows without an accelerator (CPU-only VMs) are skipped; a header-only CSV raises
   EmptyPayloadError; a CSV without InstanceType/Price columns raises ParseError;
 * the same (sku, region, pricing model) twice keeps the lowest price, the others become
@@ -67,7 +69,14 @@ from gpucost.catalog.records import (
     PriceObservation,
 )
 from gpucost.catalog.sizes import provider_size_count, retired_size
-from gpucost.catalog.sources.base import CheapestOffers, FetchContext, Part, Source
+from gpucost.catalog.sources.base import (
+    GPU_COUNT_INVALID,
+    CheapestOffers,
+    FetchContext,
+    Part,
+    Source,
+    read_gpu_count,
+)
 from gpucost.catalog.sources.vast import gpu_label
 
 NAME = "skypilot"
@@ -364,7 +373,11 @@ def _parse_generic(rows: list[dict[str, str]], cloud: str, out: CheapestOffers) 
         if retired_size(provider, sku):
             out.reject("retired_promo_size", f"{sku}: a retired promotional size", _raw(row))
             continue
-        name, count = gpu_name_and_count(accel, _num(row.get("AcceleratorCount")))
+        stated, why = read_gpu_count(row.get("AcceleratorCount"), fractions=True)
+        if why:
+            out.reject(GPU_COUNT_INVALID, f"{sku} {accel}: {why}", _raw(row))
+            continue
+        name, count = gpu_name_and_count(accel, stated)
         if cloud == "vast":
             name = vast_gpu_name(sku, row.get("GpuInfo") or "", count) or name
         known = provider_size_count(provider, sku)
@@ -464,7 +477,10 @@ def _parse_gcp(rows: list[dict[str, str]], out: CheapestOffers) -> None:
             _gcp_standalone(row, accel, out, sku=accel, count=tpu_chips(accel) or 1.0,
                             placeholder=placeholder)
         elif accel and accel not in bundled_names:
-            count = _num(row.get("AcceleratorCount"))
+            count, why = read_gpu_count(row.get("AcceleratorCount"))
+            if why:
+                out.reject(GPU_COUNT_INVALID, f"{accel} {_zone(row)}: {why}", _raw(row))
+                continue
             sku = f"{accel}x{count:g}" if count else accel
             _gcp_standalone(row, accel, out, sku=sku, count=count)
 

@@ -22,9 +22,11 @@ They are aggregated into buckets of (GPU name, GPUs per offer):
   for models sold in several memory sizes (``A100 SXM4 80GB``, ``Tesla V100 32GB``), the
   host-reported MiB rounded to whole GB; gpu_memory_gb = the bucket's median VRAM in GB.
 * region "" (one global marketplace), provider "vast", stream "marketplace".
-* fractional offers (``num_gpus`` < 1 or not whole) are kept apart in their own buckets and
-  flagged by their fractional gpu_count (the marts keep them out of per-GPU statistics);
-  offers without a GPU name or count -> Reject("gpu_unknown"); a missing or non-positive
+* fractional offers (``num_gpus`` below 1: a slice of one card) are kept apart in their own
+  buckets and flagged by their fractional gpu_count (the marts keep them out of per-GPU
+  statistics); a ``num_gpus`` that is no count (``Infinity``, 0, -1, 1.5, text) ->
+  Reject("gpu_count_invalid"), that offer alone (base.read_gpu_count); offers without a
+  GPU name or count -> Reject("gpu_unknown"); a missing or non-positive
   ``dph_base`` -> Reject("zero_or_missing_price") (unknown, never free); ``rentable`` false
   -> Reject("not_rentable").
 
@@ -66,7 +68,14 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
-from gpucost.catalog.sources.base import FetchContext, Part, Source, raise_empty
+from gpucost.catalog.sources.base import (
+    GPU_COUNT_INVALID,
+    FetchContext,
+    Part,
+    Source,
+    raise_empty,
+    read_gpu_count,
+)
 
 NAME = "vast"
 DEFAULT_URL = "https://console.vast.ai/api/v0/bundles/"
@@ -147,8 +156,12 @@ def parse(payload: Payload) -> ParseResult:
             continue
         raw = json.dumps(offer, sort_keys=True)[:2000]
         name = str(offer.get("gpu_name") or "").strip()
-        count = _number(offer.get("num_gpus"))
-        if not name or count is None or count <= 0:
+        count, why = read_gpu_count(offer.get("num_gpus"), fractions=True)
+        if why:
+            result.rejects.append(Reject(GPU_COUNT_INVALID, f"offer {offer.get('id')}: {why}",
+                                         raw))
+            continue
+        if not name or count is None:
             result.rejects.append(Reject("gpu_unknown", f"offer {offer.get('id')}", raw))
             continue
         if offer.get("rentable") is False:

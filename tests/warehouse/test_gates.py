@@ -115,3 +115,41 @@ def test_gates_in_the_loader(tmp_path: Path, catalog_gates: Gates) -> None:
     assert "55.04 -> 550.4" in rejects[0][2]
     # the refused price never became the 'previous' one: day 3 compares with day 1
     assert loaded == [(first.fetch_id, 55.04), (third.fetch_id, 55.04)]
+
+
+def test_count_gate_refuses_impossible_gpu_counts(catalog_gates: Gates) -> None:
+    """Issue 27, item 6: an Infinity count once raised OverflowError in per_gpu_price and
+    refused the whole payload; 0, -1 and 1.5 were published. Each is now its row's reject."""
+    inf, nan = float("inf"), float("nan")
+    rows = [
+        _obs(55.04),                                                      # 8 H100: fine
+        _obs(1.0, count=inf), _obs(1.0, count=nan), _obs(1.0, count=0.0),
+        _obs(1.0, count=-1.0), _obs(1.0, count=1.5),
+        _obs(1.0, provider="lambda", sku="gpu_1x_a10", gpu="A10", count=0.5),  # no slices
+        _obs(1.6, provider="azure", sku="Standard_NV12ads_A10_v5", gpu="A10",
+             count=1 / 3),                                                # a slice: kept
+        _obs(3.5, provider="azure", sku="Standard_NC_unknown", gpu=None, count=None),  # unknown
+    ]
+    kept, refused = catalog_gates.band_rejects(rows)
+    assert kept == [rows[0], rows[7], rows[8]]
+    assert [r.reason for r in refused] == ["gpu_count_invalid"] * 6
+    details = [r.detail for r in refused]
+    assert "GPU count inf is not finite" in details[0] and "nan is not finite" in details[1]
+    assert "0 is not above zero" in details[2] and "-1 is not above zero" in details[3]
+    assert "1.5 is not a whole number" in details[4]
+    assert "lambda sells no slice of a GPU" in details[5]
+    assert "gpu_count=inf" in refused[0].raw_row
+    assert per_gpu_price(_obs(1.0, count=inf)) is None  # never OverflowError
+
+
+def test_count_gate_in_the_loader_keeps_the_other_rows(tmp_path: Path,
+                                                       catalog_gates: Gates) -> None:
+    """A payload whose parser let an Infinity count through loads its other rows."""
+    store = RawStore(tmp_path, gates=catalog_gates)
+    with store.connect() as con:
+        outcome = _load(store, con, "d1", [_obs(55.04), _obs(55.04, sku="p5x", count=float(
+            "inf")), _obs(55.04, sku="p5y", count=0.0)], T0)
+        reasons = con.execute("select reason from rejects order by 1").fetchall()
+        loaded = con.execute("select sku from price_observations").fetchall()
+    assert (outcome.status, outcome.rows_loaded, outcome.rows_rejected) == ("ok", 1, 2)
+    assert reasons == [("gpu_count_invalid",)] * 2 and loaded == [("p5.48xlarge",)]
