@@ -175,11 +175,15 @@ def _attach_health(summary: RunSummary, data_dir: Path) -> None:
     """Fill rows in force / age / origin from the published source_health mart; mark stale
     sources (failed now, older data still in force)."""
     import duckdb
+    from gpucost.warehouse.publish import open_published
 
     path = serving_path(data_dir)
     if not path.exists():
         return
-    con = duckdb.connect(str(path), read_only=True)
+    try:
+        con = open_published(path)  # file access off, whatever a client wrote into the file
+    except duckdb.Error:
+        return
     try:
         health = {
             row[0]: row[1:]

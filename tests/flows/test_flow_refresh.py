@@ -95,3 +95,87 @@ def test_refresh_flow_offline_then_isolating_a_failing_source(server_base, tmp_p
     con.close()
     assert n > 0
     assert health.get("azure") == "HttpStatusError"
+
+
+# --- the Prefect API failing around the flow (no server: the engine is simulated) ---------
+
+def test_a_step_keeps_its_body_outcome_whatever_the_task_engine_raises(monkeypatch):
+    import httpx
+    from gpucost.flows import refresh as refresh_mod
+
+    plain_calls = []
+
+    def plain():  # type: ignore[no-untyped-def]
+        plain_calls.append(1)
+        return "plain"
+
+    def engine_fails_after(body):  # type: ignore[no-untyped-def]
+        def call():  # type: ignore[no-untyped-def]
+            refresh_mod._in_step(body)
+            raise httpx.ConnectError("refused")
+        return call
+
+    # the body ran, the engine failed reporting it: the body's result, never a second run
+    assert refresh_mod._step("fetch", engine_fails_after(lambda: "fetched"), plain) == "fetched"
+    # the body's own error stands
+    with pytest.raises(ValueError, match="bug"):
+        refresh_mod._step("fetch", engine_fails_after(
+            lambda: (_ for _ in ()).throw(ValueError("bug"))), plain)
+    assert plain_calls == []
+
+    def engine_fails_before():  # type: ignore[no-untyped-def]
+        raise httpx.ConnectError("refused")
+
+    # the body never started: it runs once without Prefect
+    assert refresh_mod._step("fetch", engine_fails_before, plain) == "plain"
+    assert plain_calls == [1]
+
+
+@pytest.fixture
+def fake_engine(monkeypatch):  # type: ignore[no-untyped-def]
+    """Flow.__call__ replaced: run the body (or not), then fail as a dead API does."""
+    import httpx
+    from gpucost.flows import prefect_server
+    from gpucost.flows import refresh as refresh_mod
+    from prefect import Flow
+    from prefect.states import Completed
+
+    gave_up = []
+    monkeypatch.setattr(prefect_server, "give_up", lambda settings=None: gave_up.append(1))
+    monkeypatch.setattr(prefect_server, "configured_api_url", lambda: None)
+    monkeypatch.setattr(refresh_mod, "_refresh_body",
+                        lambda *a: Completed(message="ok", data="the summary"))
+    behaviour = {"run_body": True}
+
+    def call(self, *args, return_state=False, wait_for=None, **kwargs):  # type: ignore[no-untyped-def]
+        if behaviour["run_body"]:
+            self.fn(*args, **kwargs)
+        raise httpx.ConnectError("All connection attempts failed")
+
+    monkeypatch.setattr(Flow, "__call__", call)
+    behaviour["gave_up"] = gave_up
+    return behaviour
+
+
+def test_the_flow_result_survives_the_engine_failing_after_the_body(fake_engine, capfd):
+    from gpucost.flows import refresh as refresh_mod
+
+    state = refresh_mod.refresh(["lambda"], return_state=True)
+    assert state.result() == "the summary"
+    assert refresh_mod.refresh(["lambda"]) == "the summary"
+    err = capfd.readouterr().err
+    assert err.count("stopped answering during the run: the refresh went on without it") == 2
+    assert fake_engine["gave_up"]
+
+
+def test_the_flow_failing_before_its_body_asks_for_the_plain_path(fake_engine):
+    from gpucost.flows import refresh as refresh_mod
+
+    fake_engine["run_body"] = False
+    state = refresh_mod.refresh(["lambda"], return_state=True)
+    error = state.result(raise_on_failure=False)
+    # flows/cli.py runs the plain path on a RuntimeError naming the Prefect API
+    assert isinstance(error, RuntimeError) and "Prefect API" in str(error)
+    assert "does not answer" in str(error)
+    with pytest.raises(RuntimeError, match="Prefect API"):
+        refresh_mod.refresh(["lambda"])

@@ -83,3 +83,27 @@ def test_the_refresh_process_exits_with_its_output_flushed(tmp_path):
     assert done.returncode == 3, done.stderr  # published; every source failed (--strict)
     lines = done.stdout.splitlines()
     assert lines[0].startswith("run ") and "unreachable (offline?)" in lines[-1]
+
+
+def test_a_recorded_server_that_does_not_answer_means_no_prefect(home, monkeypatch):
+    """Recorded, not answering (killed, crashed): the refresh runs without Prefect (the CLI's
+    plain path, one line), not on a temporary server."""
+    monkeypatch.setattr(prefect_server, "configured_api_url", lambda: None)
+    _record(home, os.getpid(), 9)
+    with prefect_server.api_for_refresh("") as url:
+        assert url is None
+        reason = prefect_server.unavailable()
+        assert reason and "Prefect API" in reason and "http://127.0.0.1:9/api" in reason
+        assert "gpucost server start" in reason
+    assert prefect_server.unavailable() is None
+    with prefect_server.api_for_refresh("temporary"):
+        assert prefect_server.unavailable() is None
+
+
+def test_the_ui_is_started_on_its_own_api():
+    env = prefect_server._ui_env("http://127.0.0.1:5000/api", 5000, {})
+    assert env == {"PREFECT_SERVER_API_HOST": "127.0.0.1", "PREFECT_SERVER_API_PORT": "5000",
+                   "PREFECT_SERVER_UI_API_URL": "http://127.0.0.1:5000/api"}
+    # a UI API URL set by hand (a reverse proxy in front) is kept
+    assert "PREFECT_SERVER_UI_API_URL" not in prefect_server._ui_env(
+        "http://127.0.0.1:5000/api", 5000, {"PREFECT_UI_API_URL": "https://proxy/api"})
