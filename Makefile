@@ -14,7 +14,7 @@ export PREFECT_HOME ?= $(CURDIR)/warehouse/data/prefect
 # the first start of the temporary Prefect server on an empty PREFECT_HOME can take > 20 s
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: refresh test kill-test chromium lint lock clean setup bench reliability
+.PHONY: refresh test kill-test chromium lint lock clean setup bench bench-offers reliability
 
 setup: $(STAMP)
 
@@ -43,6 +43,10 @@ test: $(STAMP) chromium
 ROWS ?= 10M,100M
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench --rows $(ROWS)
+
+# 1,000,000 offers in force: load + publish time and peak RSS (benchmarks/offers.py, ~3 min)
+bench-offers: $(STAMP)
+	$(BIN)/python -m benchmarks.offers
 
 # Fault-injection matrix -> docs/reliability.md (asserted by tests/system/test_faults.py)
 reliability: $(STAMP)

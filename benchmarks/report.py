@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 NOTES = re.compile(r"<!-- notes -->.*?<!-- /notes -->", re.S)
+OFFERS = re.compile(r"<!-- offers-in-force:start -->.*?<!-- offers-in-force:end -->", re.S)
 
 
 def _f(x: float, digits: int = 2) -> str:
@@ -108,5 +109,9 @@ def write_results(r: dict, out: Path) -> None:
                   "offline (no source reachable), `make refresh` against "
                   "`gpucost refresh --no-prefect`. Then what a flow run and a task run cost.",
                   "", markdown(o)]
+    # the section `make bench-offers` writes (benchmarks/offers.py) is kept as it is
+    kept = OFFERS.search(old)
+    if kept:
+        lines += ["", kept.group(0)]
     lines += ["", "## Notes", "", notes, ""]
     out.write_text("\n".join(lines), encoding="utf-8")

@@ -33,7 +33,7 @@ from gpucost.warehouse import exports, memory_limit, rebuild_memory_limit
 from gpucost.warehouse.curated import load_curated
 from gpucost.warehouse.exports import StagedExports
 from gpucost.warehouse.publish import build, serving_path
-from gpucost.warehouse.store import LoadOutcome, RawStore, SavedPayload
+from gpucost.warehouse.store import LoadOutcome, RawStore, SavedPayload, check_row_cap
 
 _DATE_IN_NAME = re.compile(
     r"(20\d\d)[-_]?([01]\d)[-_]?([0-3]\d)(?:[T_]?([0-2]\d)([0-5]\d)([0-5]\d))?"
@@ -150,6 +150,7 @@ def load_pages(
     results: list[ParseResult] = []
     try:
         for payload in payloads:
+            check_row_cap(payload)
             try:
                 results.append(parse(payload))
             except EmptyPayloadError:
@@ -191,6 +192,7 @@ def load_payloads(
         when = now()
         saved = store.save_payload(source, payload, observed_at or when)
         try:
+            check_row_cap(payload)
             result = parse(payload)
             obs, basis = observation_time(observed_at, result.observed_at,
                                           payload.name if mode == "replay" else None, when,
@@ -293,14 +295,16 @@ def publish(data_dir: Path, allow_shrink: bool = False, full: bool = False) -> P
     Nothing is published that has far fewer rows in force than the published warehouse
     (ShrinkRefusedError: a lost raw.duckdb would otherwise replace every table with an almost
     empty one) unless `allow_shrink`."""
-    from gpucost.warehouse.publish import ShrinkRefusedError, shrink_of
+    from gpucost.warehouse.publish import ShrinkRefusedError, base_problem, shrink_of
 
     start = time.perf_counter()
     result = PublishResult()
     staged: StagedExports | None = None
     try:
         # an incremental build starts from a copy of the published file (models/incremental.py)
-        reason = "full: requested" if full else base_reason(serving_path(data_dir))
+        # when it holds exactly what the last publish built: else a fresh file, built in full
+        reason = "full: requested" if full else (
+            base_problem(data_dir) or base_reason(serving_path(data_dir)))
         with build(data_dir, base=None if reason else serving_path(data_dir)) as con:
             result.curated_rows = load_curated(con)
             history = Incremental(full_reason=reason,
@@ -354,6 +358,9 @@ def check_published(data_dir: Path) -> dict[str, list[tuple]]:
     con = connect_readonly(data_dir, allow_files=True)
     try:
         con.execute("attach ? as raw (read_only)", [str(RawStore(data_dir).db_path)])
+        # raw attached: no file access from here on (a view a client planted in the published
+        # file runs with it off, as in every other reader)
+        con.execute("set enable_external_access = false")
         runner.build(con, layers=("staging", "intermediate"))
         return runner.run_checks(con)
     finally:

@@ -138,8 +138,10 @@ def base_reason(path: Path | None, models_dir: Path = MODELS_DIR) -> str:
     state of a build by the same models), else why it cannot ("full: ...")."""
     if path is None or not Path(path).exists():
         return "full: no previous build"
+    from gpucost.warehouse.publish import open_published
+
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = open_published(Path(path))  # file access off: a planted view cannot read files
     except duckdb.Error:
         return "full: the previous build cannot be read"
     try:
@@ -152,6 +154,13 @@ def base_reason(path: Path | None, models_dir: Path = MODELS_DIR) -> str:
     if not rows or rows[0][0] != fingerprint(models_dir):
         return "full: the models changed since the previous build"
     return ""
+
+
+# A full build of the history models over at most this many daily rows keeps the build's own
+# memory limit (512 MB): 2,000,000 rows (1,000,000 offers on two days) build in 24 s at a peak
+# of 685 MB RSS (benchmarks/RESULTS.md, offers in force); above it the window functions over
+# every daily row get DuckDB's default (80% of RAM) unless GPUCOST_REBUILD_MEMORY_LIMIT says
+FULL_BUILD_ROWS_UNDER_LIMIT = 3_000_000
 
 
 @dataclass
@@ -173,6 +182,16 @@ class Incremental:
     _mapped: str | None = None
     _params: dict[str, str] = field(default_factory=dict)
     _since: dict[str, date] = field(default_factory=dict)
+
+    @staticmethod
+    def _large_history(con: duckdb.DuckDBPyConnection) -> bool:
+        """Whether the daily rollup is too large for a full build under the build's own memory
+        limit (then DuckDB's default applies unless GPUCOST_REBUILD_MEMORY_LIMIT says)."""
+        try:
+            rows = con.execute("select count(*) from raw.price_daily").fetchone()[0]
+        except duckdb.Error:
+            return True
+        return rows > FULL_BUILD_ROWS_UNDER_LIMIT
 
     # ---- lifecycle -------------------------------------------------------------------------
     def restore_memory_limit(self, con: duckdb.DuckDBPyConnection, limit: str) -> None:
@@ -222,10 +241,10 @@ class Incremental:
             why = self._plan_mapped(con)
         if why:
             self.modes[name] = why
-            if not self._lifted:
+            if not self._lifted and (self.full_memory_limit or self._large_history(con)):
                 con.execute(f"set memory_limit = '{self.full_memory_limit}'"
                             if self.full_memory_limit else "reset memory_limit")
-                self._lifted = True
+            self._lifted = True
             return None
         self.modes[name] = "incremental"
         scope_view = f"hist_scope__{name}"

@@ -10,6 +10,7 @@ file open read-only keeps the old inode and never blocks the rename.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -27,6 +28,12 @@ SERVING_NAME = "gpucost.duckdb"
 # alone and keeps the default.
 SERVING_STORAGE_VERSION = "v1.5.0"
 NEXT_NAME = "gpucost_next.duckdb"  # underscores: the file stem is the catalog name
+# What the last publish built, beside the published file (written after the swap): every
+# object of the file (kind, schema, name) and the file's size and modification time. The next
+# build starts from a copy of the published file only when both still hold (base_problem): a
+# client's read-write connection can plant tables, views or macros there, and a copy would
+# carry them into every later build.
+MANIFEST_NAME = "published.json"
 
 
 class WarehouseBusyError(Exception):
@@ -84,6 +91,95 @@ def writer_lock(data_dir: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+def manifest_path(data_dir: Path) -> Path:
+    return Path(data_dir) / MANIFEST_NAME
+
+
+# every object a database holds (user schemas, tables, views, macros, sequences, indexes,
+# types). Definitions are left out: DuckDB renders a macro's anew once stored (constants
+# folded); a replaced definition changes the file, which the size and time check sees.
+_OBJECTS = """
+select distinct * from (
+select 'schema', schema_name, schema_name from duckdb_schemas()
+  where database_name = current_database() and not internal
+union all select 'table', schema_name, table_name from duckdb_tables()
+  where database_name = current_database() and not temporary
+union all select 'view', schema_name, view_name from duckdb_views()
+  where database_name = current_database() and not internal and not temporary
+union all select function_type, schema_name, function_name from duckdb_functions()
+  where database_name = current_database() and not internal
+  and function_type in ('macro', 'table_macro')
+union all select 'sequence', schema_name, sequence_name from duckdb_sequences()
+  where database_name = current_database() and not temporary
+union all select 'index', schema_name, index_name from duckdb_indexes()
+  where database_name = current_database()
+union all select 'type', schema_name, type_name from duckdb_types()
+  where database_name = current_database() and not internal)
+order by all
+"""
+
+
+def objects_of(con: duckdb.DuckDBPyConnection) -> list[list[str]]:
+    """[kind, schema, name] of every object in the connection's database."""
+    return [list(r) for r in con.execute(_OBJECTS).fetchall()]
+
+
+def _write_manifest(data_dir: Path, objects: list[list[str]]) -> None:
+    st = serving_path(data_dir).stat()
+    tmp = manifest_path(data_dir).with_suffix(".json.tmp")
+    tmp.write_text(json.dumps({"size": st.st_size, "mtime_ns": st.st_mtime_ns,
+                               "objects": objects}), encoding="utf-8")
+    os.replace(tmp, manifest_path(data_dir))
+
+
+def open_published(path: Path) -> duckdb.DuckDBPyConnection:
+    """The published file read-only with file access off: whatever a client planted in it
+    (a view over read_text(...)) cannot read or write a file from this process."""
+    con = duckdb.connect(str(path), read_only=True,
+                         config={"enable_external_access": False})
+    con.execute("set lock_configuration = true")
+    return con
+
+
+def _describe(obj: list[str]) -> str:
+    kind, schema, name = obj
+    return f"{kind.replace('_', ' ')} {schema}.{name}"
+
+
+def base_problem(data_dir: Path) -> str:
+    """'' when the published file holds exactly what the last publish built and nothing wrote
+    to it since, else why it cannot be the base of an incremental build ("full: ...")."""
+    path = serving_path(data_dir)
+    if not path.exists():
+        return "full: no previous build"
+    try:
+        recorded = json.loads(manifest_path(data_dir).read_text(encoding="utf-8"))
+        size, mtime_ns, expected = recorded["size"], recorded["mtime_ns"], recorded["objects"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "full: the published file has no record of what its publish built"
+    try:
+        con = open_published(path)
+    except duckdb.Error:
+        return "full: the previous build cannot be read"
+    try:
+        found = objects_of(con)
+    finally:
+        con.close()
+    extra = [o for o in found if o not in expected]
+    missing = [o for o in expected if o not in found]
+    if extra or missing:
+        what = [f"{_describe(o)} not built by the models" for o in extra[:3]]
+        what += [f"{_describe(o)} missing" for o in missing[:max(0, 3 - len(what))]]
+        more = len(extra) + len(missing) - len(what)
+        return ("full: the published file holds objects its publish did not build ("
+                + "; ".join(what) + (f"; {more} more" if more > 0 else "") + ")")
+    st = path.stat()
+    if (st.st_size, st.st_mtime_ns) != (size, mtime_ns) or path.with_name(
+            path.name + ".wal").exists():
+        return "full: the published file was written to after its publish (a read-write client?)"
+    return ""
+
+
 def _remove_db(path: Path) -> None:
     for p in (path, path.with_name(path.name + ".wal")):
         p.unlink(missing_ok=True)
@@ -93,7 +189,8 @@ def _remove_db(path: Path) -> None:
 def build(data_dir: Path, base: Path | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """Yield a connection to a build file with `raw` attached read-only: a new empty file, or
     a copy of `base` (the published file: an incremental build updates its history tables in
-    place, models/incremental.py; the published file itself is only read).
+    place, models/incremental.py; the published file itself is only read; the caller checks
+    with base_problem that it holds only what the models built).
 
     On normal exit the build is checkpointed, closed and swapped in; on an exception the
     build file is removed and the published warehouse is left as it was.
@@ -118,15 +215,43 @@ def build(data_dir: Path, base: Path | None = None) -> Iterator[duckdb.DuckDBPyC
         yield con
         con.execute("detach raw")
         con.execute("checkpoint")
+        objects = objects_of(con)
         con.close()
         _fsync(nxt)
+        manifest_path(data_dir).unlink(missing_ok=True)  # a crash from here: a full rebuild
+        # a client's write-ahead log of the replaced file must never be replayed onto this one
+        serving_path(data_dir).with_name(SERVING_NAME + ".wal").unlink(missing_ok=True)
         os.replace(nxt, serving_path(data_dir))
         _fsync(data_dir)
         swapped = True
+        _write_manifest(data_dir, objects)
     finally:
         if not swapped:
             con.close()
             _remove_db(nxt)
+
+
+def _published_counts(path: Path) -> tuple[dict[str, int], int | None] | None:
+    """Rows in force per source and price-history rows of the published file (tables only,
+    read with file access off), or None when it cannot be read."""
+    try:
+        con = open_published(path)
+    except duckdb.Error:
+        return None
+    try:
+        tables = {r[0] for r in con.execute(
+            "select table_name from duckdb_tables() where database_name = current_database() "
+            "and schema_name = 'main'").fetchall()}
+        health = dict(con.execute(
+            "select source, rows_in_force from source_health").fetchall()
+        ) if "source_health" in tables else {}
+        history = con.execute("select count(*) from price_history").fetchone()[0] \
+            if "price_history" in tables else None
+        return health, history
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
 
 
 def shrink_of(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
@@ -134,38 +259,22 @@ def shrink_of(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
     source whose rows in force fall below SHRINK_RATIO of the published ones, and the price
     history if it does (empty when nothing shrinks or nothing was published before)."""
     published = serving_path(data_dir)
-    if not published.exists():
+    counts = _published_counts(published) if published.exists() else None
+    if counts is None:  # nothing published, or unreadable: no baseline, rebuild over it
         return []
-    try:
-        con.execute("attach ? as previous (read_only)", [str(published)])
-    except duckdb.Error:  # an unreadable published file is no baseline: rebuild over it
-        return []
-    try:
-        tables = {r[0] for r in con.execute(
-            "select table_name from duckdb_tables() where database_name = 'previous'"
-        ).fetchall()}
-        lost: list[str] = []
-        if "source_health" in tables:
-            lost += [f"{source} {old} -> {new or 0} rows in force" for source, old, new in
-                     con.execute(
-                         "select old.source, old.rows_in_force, new.rows_in_force "
-                         "from previous.source_health as old "
-                         "left join source_health as new on new.source = old.source "
-                         "where old.rows_in_force > 0 "
-                         # the curated reference prices are in git, not in the raw layer:
-                         # fewer of them in force means newer first-hand observations
-                         # superseded them, never that data was lost
-                         "and old.source <> 'reference' "
-                         "and coalesce(new.rows_in_force, 0) < ? * old.rows_in_force "
-                         "order by old.source", [SHRINK_RATIO]).fetchall()]
-        if "price_history" in tables:
-            old, new = con.execute("select (select count(*) from previous.price_history), "
-                                   "(select count(*) from price_history)").fetchone()
-            if old and new < SHRINK_RATIO * old:
-                lost.append(f"price_history {old} -> {new} rows")
-        return lost
-    finally:
-        con.execute("detach previous")
+    health, history = counts
+    new = dict(con.execute("select source, rows_in_force from source_health").fetchall())
+    lost = [f"{source} {old} -> {new.get(source) or 0} rows in force"
+            for source, old in sorted(health.items())
+            # the curated reference prices are in git, not in the raw layer: fewer of them in
+            # force means newer first-hand observations superseded them, never lost data
+            if old and old > 0 and source != "reference"
+            and (new.get(source) or 0) < SHRINK_RATIO * old]
+    if history:
+        now_rows = con.execute("select count(*) from price_history").fetchone()[0]
+        if now_rows < SHRINK_RATIO * history:
+            lost.append(f"price_history {history} -> {now_rows} rows")
+    return lost
 
 
 def _fsync(path: Path) -> None:

@@ -35,6 +35,7 @@ from gpucost.catalog.records import (
     Reject,
     RowCountCollapseError,
     SourceError,
+    TooManyRowsError,
 )
 from gpucost.catalog.secrets import redact
 from gpucost.warehouse import WAREHOUSE_DIR, memory_limit, rebuild_memory_limit
@@ -49,6 +50,14 @@ COLLAPSE_RATIO = 0.5
 # hold its stream in force against every later fetch
 FIRST_PLAUSIBLE = datetime(2010, 1, 1, tzinfo=UTC)
 CLOCK_SKEW = timedelta(days=1)
+# A payload that parses to more rows than this is refused by name (TooManyRowsError): the
+# largest real one (Wikipedia's spec tables) has 5,822, a cloud's whole price list a few
+# thousand; 45 MB of one-line offers under the size cap would be 1,000,000.
+# GPUCOST_PAYLOAD_MAX_ROWS overrides it.
+PAYLOAD_MAX_ROWS = 500_000
+# prices go to DuckDB in frames of this many rows (a frame of 1,000,000 Python tuples is
+# about 600 MB on top of the parsed payload)
+INSERT_CHUNK_ROWS = 50_000
 _SAFE = str.maketrans({c: "_" for c in "/\\:*?\"<>| "})
 
 PRICE_COLUMNS = [
@@ -138,6 +147,30 @@ def _insert_frame(con: duckdb.DuckDBPyConnection, table: str, columns: list[str]
                     f"select {', '.join(columns)} from _rows")
     finally:
         con.unregister("_rows")
+
+
+def payload_max_rows() -> int:
+    """The payload row cap: GPUCOST_PAYLOAD_MAX_ROWS, else PAYLOAD_MAX_ROWS."""
+    try:
+        cap = int(os.environ.get("GPUCOST_PAYLOAD_MAX_ROWS", "") or PAYLOAD_MAX_ROWS)
+    except ValueError:
+        return PAYLOAD_MAX_ROWS
+    return cap if cap > 0 else PAYLOAD_MAX_ROWS
+
+
+def check_row_cap(payload: Payload) -> None:
+    """Refuse a line-oriented payload (CSV) with more lines than the payload row cap before it
+    is parsed (TooManyRowsError): parsing 1,000,000 CSV rows into records takes 1.3 GB. Other
+    formats are counted after parsing (RawStore.load)."""
+    if payload.ext.lower() not in ("csv", "tsv"):
+        return
+    cap = payload_max_rows()
+    lines = payload.content.count(b"\n")
+    if lines - 1 > cap:  # the header line
+        raise TooManyRowsError(
+            f"{payload.name}: {lines - 1} lines, above the payload row cap of {cap} "
+            "(GPUCOST_PAYLOAD_MAX_ROWS raises it); refused before parsing, the last good "
+            "data stays in force")
 
 
 def _now() -> datetime:
@@ -396,14 +429,14 @@ class RawStore:
                 con, status=status, rows_loaded=n_rows, rows_rejected=len(rejects),
                 error_type=error_type, error=error, **common,
             )
-            if prices:
+            for start in range(0, len(prices), INSERT_CHUNK_ROWS):
                 frame = pd.DataFrame(
                     [
                         (fid, source, p.provider, p.sku, p.region, p.pricing_model, p.os,
                          p.currency, p.price_per_hour, p.gpu_name_raw, p.gpu_count,
                          p.gpu_memory_gb, p.vcpus, p.ram_gb, p.observed_at or observed_at,
                          p.offer_count, p.price_p10_per_hour, p.price_p90_per_hour)
-                        for p in prices
+                        for p in prices[start:start + INSERT_CHUNK_ROWS]
                     ],
                     columns=PRICE_COLUMNS,
                 ).astype({"offer_count": "Int64"})
@@ -417,6 +450,7 @@ class RawStore:
                 if observed_at_basis != "ingest_time":
                     con.execute(_DAILY_UPSERT.format(relation="_prices"))
                 con.unregister("_prices")
+                del frame
             # bulk inserts through a registered frame (executemany is row by row: seconds
             # for a few thousand spec rows)
             if result.specs:
@@ -474,11 +508,18 @@ class RawStore:
 
         * Its observation date is in the future (beyond CLOCK_SKEW) or before FIRST_PLAUSIBLE:
           such a payload would hold its stream in force against every later fetch.
+        * More rows than the payload row cap (payload_max_rows), even with `force`.
         * The collapse guard: far fewer rows than the latest good payload of the stream. A
           live fetch is always guarded; a replay (`gpucost ingest`) only when it would become
           the newest payload of its stream (an older file is history and displaces nothing),
           and not with `force` (the operator's explicit decision, `ingest --force`).
         """
+        cap = payload_max_rows()
+        if result.n_rows + len(result.rejects) > cap:
+            return TooManyRowsError(
+                f"{source}/{result.stream}: {result.n_rows + len(result.rejects)} rows, above "
+                f"the payload row cap of {cap} (GPUCOST_PAYLOAD_MAX_ROWS raises it); refused, "
+                "the last good data stays in force")
         if not plausible(observed_at):
             return ObservationDateError(
                 f"{source}/{result.stream}: observation date {_iso(observed_at)} is "
