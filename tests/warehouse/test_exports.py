@@ -65,6 +65,11 @@ def test_every_mart_exported_with_documented_columns(service_warehouse):
         assert all(list(f.columns) == columns for f in frames)
         months = frames[:-1] if "latest" in entry["files"] else frames
         assert sum(len(f) for f in months) == rows
+        # and the Parquet files, with the engine the venv installs (pyarrow)
+        parquet_frames = [pd.read_parquet(p, engine="pyarrow") for p in parquet_files]
+        assert all(list(f.columns) == columns for f in parquet_frames)
+        months = parquet_frames[:-1] if "latest" in entry["files"] else parquet_frames
+        assert sum(len(f) for f in months) == rows
     con.close()
 
 
