@@ -5,7 +5,8 @@ writes on fd 4. Used by the report tests to load a page, record every network re
 page makes (Network.requestWillBeSent of that page only; the browser's own background
 traffic is not the page's), read the rendered DOM, measure elements and take a screenshot.
 
-Chromium is the Debian `chromium` package, installed by `make test` (see the Makefile).
+Chromium is one found on PATH (Debian's `chromium` package): `make test` installs nothing on
+the system; without one the rendering tests skip saying so (and fail under CI=true).
 Host names resolve nowhere (--host-resolver-rules), so even a broken page sends nothing out.
 """
 

@@ -164,3 +164,107 @@ def measure_bomb_refresh() -> dict[str, object]:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=300, check=True, cwd=ROOT)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# Issue "What we publish stays ours" (27): hostile clients, huge payloads, dead servers,
+# terminal bytes, and a test run that leaves the system alone (items 1-11 of the issue)
+_C = "tests/system/test_hostile_clients.py::"
+_T = "tests/flows/test_terminal_safe.py::"
+_O = "tests/flows/test_option_validation.py::"
+_P = "tests/flows/test_prefect_server_dies.py::"
+_R = "tests/catalog/test_row_level_numbers.py::"
+
+CLIENT_CASES: list[Case] = [
+    Case(1, "a planted table, a two-argument-only `round` macro and a view in the published "
+            "file (the macro once wedged every refresh; `gpu_prices` 33 -> 0 rows)",
+         "the next refresh rebuilds in full into a fresh file and says why in one line: the "
+         "same row counts as a clean build, none of the planted objects left",
+         _C + "test_planted_table_view_and_macro_never_reach_the_next_build"),
+    Case(1, "rows deleted from a published table (same objects, changed file)",
+         "full rebuild (the file's size or time differs from its publish record)",
+         _C + "test_a_write_into_a_built_table_is_rebuilt_away"),
+    Case(1, "no record of what the publish built (a file published by an older gpucost)",
+         "full rebuild", _C + "test_no_record_of_the_publish_means_a_full_rebuild"),
+    Case(2, "`source_health` replaced by a view over `read_text(<secret file>)`",
+         "never executed with file access: `sources` one line, exit 1; refresh prints no "
+         "secret and rebuilds the view away",
+         _C + "test_planted_table_view_and_macro_never_reach_the_next_build"),
+    Case(3, "a CSV of more lines than the payload row cap (1,000,000 offers: 9 min, 2.45 GB)",
+         "refused by name before parsing (TooManyRowsError); the last good data stays",
+         _C + "test_a_payload_over_the_row_cap_is_refused_by_name"),
+    Case(3, "a JSON payload parsing to more rows than the cap",
+         "refused by name (TooManyRowsError)",
+         _C + "test_a_parsed_payload_over_the_row_cap_is_refused_by_name"),
+    Case(4, "SIGKILL of the Prefect server when the first source request arrives",
+         "one line, the summary, exit 0 (published); no traceback",
+         _P + "test_killed_when_the_fetch_began"),
+    Case(4, "the recorded local Prefect server killed before `gpucost refresh`",
+         "the plain path, said in one line; summary; exit 0",
+         _P + "test_gone_before_the_run_recorded_server"),
+    Case(4, "PREFECT_API_URL naming a dead server",
+         "the plain path, said in one line; exit 0",
+         _P + "test_gone_before_the_run_named_by_prefect_api_url"),
+    Case(5, "sku/region with ESC/CSI/OSC, BEL, CR, C1 and U+202E in `offers`",
+         "escaped (`\\x1b`), one row, no fake row",
+         _T + "test_offers_table_shows_hostile_values_escaped_and_no_fake_row"),
+    Case(5, "the same data as `offers --format json|csv`", "the data exact",
+         _T + "test_offers_json_and_csv_keep_the_data_exact"),
+    Case(5, "the same data in `sql` (table, json, csv) and an SQL error quoting it",
+         "table escaped; json/csv exact; the error one escaped line",
+         _T + "test_sql_table_escapes_and_json_csv_keep_the_data_exact"),
+    Case(5, "`ingest` refusing a file whose error quotes a hostile header",
+         "escaped", _T + "test_ingest_prints_a_refused_files_hostile_header_escaped"),
+    Case(5, "`refresh` errors quoting a hostile redirect and CSV header (CR + fake row)",
+         "escaped on stdout and stderr, no fake line",
+         _T + "test_refresh_prints_errors_quoting_a_hostile_header_and_body_escaped"),
+    Case(5, "a redirect whose Location holds a bare 0x9b byte or an OSC sequence in its host "
+            "(requests raised inside the fetch: a traceback)",
+         "a named error (OffHostLinkError), that source alone",
+         "tests/catalog/test_http_hostile.py::"
+         "test_an_unreadable_redirect_location_is_a_named_error"),
+    Case(5, "U+202E and ESC in the HTML report", "shown as `\\u202e`, never raw",
+         _T + "test_the_report_neutralises_bidi_overrides_and_controls"),
+    Case(6, "a SkyPilot catalog with one `inf` count (OverflowError refused the file) and "
+            "counts 0, -1, 1.5, text",
+         "the good rows load and publish; one `gpu_count_invalid` reject per bad row",
+         _R + "test_skypilot_with_an_inf_count_loads_its_other_rows"),
+    Case(6, "Vast counts Infinity, 0, -1, 1.5 (1.5 was published), text",
+         "refused per offer; its half-GPU slices kept",
+         _R + "test_vast_with_bad_counts_loads_and_publishes_its_good_rows"),
+    Case(6, "a GCP page with `GPUs: 1/0` (ZeroDivisionError for the page)", "refused per row",
+         _R + "test_gcp_pricing_page_refuses_a_count_that_divides_by_zero"),
+    Case(6, "impossible counts reaching the loader from any parser",
+         "the load gate refuses them per row",
+         "tests/warehouse/test_gates.py::test_count_gate_in_the_loader_keeps_the_other_rows"),
+    Case(7, "`serve` with 6- and 7-field crons (6 fields = a refresh per second)",
+         "exit 2, one line", _O + "test_serve_refuses_6_and_7_field_crons"),
+    Case(7, "a cron that never fires (`0 0 31 2 *`)", "exit 2, one line",
+         _O + "test_serve_refuses_a_cron_that_never_fires"),
+    Case(7, "`sql --timeout nan` (removed the time limit), inf, -1", "exit 2, one line",
+         _O + "test_sql_timeout_takes_a_finite_number_of_seconds"),
+    Case(7, "`offers %`, `offers _`", "exit 2: names are literal",
+         _O + "test_offers_wildcards_are_not_names"),
+    Case(7, "`offers --region _` / `%` (a LIKE pattern)", "literal text",
+         _O + "test_offers_region_is_literal_text"),
+    Case(7, "`offers --max-price nan`, `--min-memory -80`, `--max-age inf`", "exit 2",
+         _O + "test_offers_numeric_options_refuse_nan_inf_negative"),
+    Case(7, "`sources --max-age-days nan|-1`", "exit 2",
+         _O + "test_sources_max_age_refuses_nan_inf_negative"),
+    Case(7, "`report -o /` (printed ingest's message)", "exit 2, one correct line",
+         _O + "test_report_to_a_directory_or_an_unwritable_path_is_a_usage_error"),
+    Case(8, "a body of one byte every 2 s (held a refresh for the 600 s deadline)",
+         "cut at the minimum transfer rate (1 KB/s over 30 s): TooSlowError in ~30 s",
+         "tests/catalog/test_http_hostile.py::"
+         "test_one_byte_every_2_s_is_cut_within_120_s_at_the_production_defaults"),
+    Case(8, "a refresh where one source trickles", "that source fails alone; the others publish",
+         "tests/catalog/test_http_hostile.py::"
+         "test_a_refresh_publishes_the_good_source_while_another_trickles"),
+    Case(9, "`make test` ran `apt-get install` as root",
+         "installs nothing outside the repository (no package manager, no sudo)",
+         "tests/system/test_package.py::test_make_test_installs_nothing_outside_the_repository"),
+    Case(10, "the UI of `gpucost server start` pointed at port 4200",
+         "`/ui-settings` names the server's own API", _P + "test_the_ui_names_its_own_api"),
+    Case(11, "`pd.read_parquet` on the exports (no Parquet engine in the venv)",
+         "reads them (pyarrow in the lock)",
+         "tests/warehouse/test_exports.py::test_every_mart_exported_with_documented_columns"),
+]

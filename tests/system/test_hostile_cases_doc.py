@@ -24,3 +24,12 @@ def test_every_case_names_an_existing_test() -> None:
 
 def test_every_numbered_failure_of_the_issue_has_a_case() -> None:
     assert {c.item for c in CASES} == set(range(1, 12))
+
+
+def test_every_client_case_names_an_existing_test() -> None:
+    from hostile_cases import CLIENT_CASES
+
+    missing = [c.test for c in CLIENT_CASES
+               if c.test.split("::")[1] not in _tests_in(ROOT / c.test.split("::")[0])]
+    assert not missing
+    assert {c.item for c in CLIENT_CASES} == set(range(1, 12))

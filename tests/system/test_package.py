@@ -3,6 +3,7 @@ subpackages (`gpucost.catalog`, ...) and never top-level modules on the import p
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import zipfile
@@ -38,3 +39,15 @@ def test_wheel_holds_one_top_level_package_with_its_sql_and_csv(tmp_path: Path) 
     assert {p.name for p in (REPO / "models" / "marts").glob("*.sql")} <= marts
     assert "gpucost/catalog/accelerators.csv" in names
     assert "gpucost/models/glossary.csv" in names
+
+
+def test_make_test_installs_nothing_outside_the_repository() -> None:
+    """`make test` (and the set-up it runs) never calls a system package manager or sudo:
+    a test that needs a browser finds one or skips saying why (issue 27, item 9)."""
+    root = Path(__file__).resolve().parents[2]
+    plan = subprocess.run(["make", "-n", "-B", "test"], cwd=root, capture_output=True,
+                          text=True, timeout=60)
+    assert plan.returncode == 0, plan.stderr
+    words = set(re.findall(r"[\w-]+", plan.stdout))
+    assert not words & {"apt-get", "apt", "dpkg", "sudo", "yum", "dnf", "apk", "brew"}
+    assert "pytest" in words and ".venv/bin/python -m pip install" in plan.stdout
