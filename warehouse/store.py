@@ -588,10 +588,14 @@ class RawStore:
         same_key = " and ".join(f"batch.{c} = prior.{c}" for c in _OFFER_KEY)
         con.register("_batch_keys", frame)
         try:
+            # only the batch's providers' days, and only the columns compared: the ASOF join
+            # sorts what it is given (a whole SkyPilot history: every cloud's offers)
             rows = con.execute(
                 "select batch.idx, prior.last_observed_at, prior.price_per_hour "
                 "from _batch_keys as batch asof inner join "
-                "(select * from price_daily where price_daily.source = ?) as prior "
+                f"(select {', '.join(_OFFER_KEY)}, last_observed_at, price_per_hour "
+                "from price_daily where price_daily.source = ? and price_daily.provider in "
+                "(select distinct provider from _batch_keys)) as prior "
                 f"on {same_key} and batch.observed_at > prior.last_observed_at",
                 [source],
             ).fetchall()
