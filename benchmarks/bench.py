@@ -110,6 +110,7 @@ def step_rebuild(data: Path) -> dict:
 
 def step_queries(data: Path, repeat: int) -> dict:
     import duckdb
+
     from gpucost.flows import report
 
     con = duckdb.connect(str(data / "gpucost.duckdb"), read_only=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+
 from gpucost.warehouse.store import RawStore
 
 # GPU spellings that map through catalog/aliases.csv, with a plausible per-GPU base price.

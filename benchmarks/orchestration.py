@@ -55,6 +55,7 @@ def step(args: list[str]) -> dict:
 def _step_loopback(data: Path, mode: str) -> dict:
     """One refresh of every source from a loopback server serving its good live walk."""
     import fault_matrix as fm  # tests/support/fault_matrix.py
+
     from gpucost.catalog import sources
 
     names = sources.names()

@@ -34,6 +34,9 @@ from urllib.parse import urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
 import requests
+from urllib3 import exceptions as urllib3_exc
+from urllib3.exceptions import NameResolutionError
+
 from gpucost.catalog import secrets
 from gpucost.catalog.records import (
     BodyDecodeError,
@@ -47,8 +50,6 @@ from gpucost.catalog.records import (
     TruncatedResponseError,
     UnreachableError,
 )
-from urllib3 import exceptions as urllib3_exc
-from urllib3.exceptions import NameResolutionError
 
 secrets.install_log_redaction()
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+
 from gpucost.flows.terminal import safe_lines
 from gpucost.models import runner
 from gpucost.models.docs import Dictionary

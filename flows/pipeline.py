@@ -15,6 +15,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import duckdb
+
 from gpucost.catalog import sources
 from gpucost.catalog.records import (
     EmptyPayloadError,

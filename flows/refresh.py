@@ -48,6 +48,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from prefect import Flow, task
+from prefect.artifacts import create_table_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.task_runners import ThreadPoolTaskRunner
+
 from gpucost.flows import pipeline
 from gpucost.flows.progress import FetchProgress
 from gpucost.flows.refresh_run import (  # noqa: F401  (re-exported: the names tests use)
@@ -64,10 +69,6 @@ from gpucost.flows.refresh_run import (  # noqa: F401  (re-exported: the names t
     refresh_plain,
     run_refresh,
 )
-from prefect import Flow, task
-from prefect.artifacts import create_table_artifact
-from prefect.cache_policies import NO_CACHE
-from prefect.task_runners import ThreadPoolTaskRunner
 
 PUBLISH_REFUSED = "PublishRefused"  # the Failed state of a publish a check or curated data refused
 
@@ -91,8 +92,9 @@ def _describe(exc: BaseException) -> str:
 
 def _failed(exc: BaseException, name: str) -> Any:
     """A Failed state (named `name`) whose message is the error in one line, data the error."""
-    from gpucost.flows.progress import shorten
     from prefect.states import Failed
+
+    from gpucost.flows.progress import shorten
 
     # shorten() masks known secrets (credentials in an overridden URL, API keys)
     return Failed(name=name, message=shorten(f"{type(exc).__name__}: {exc}", 300), data=exc)
@@ -187,10 +189,11 @@ def publish_task(data_dir: Path, allow_shrink: bool = False) -> pipeline.Publish
     """Build, check, swap in, export. A refused publish (a check found rows, a curated file is
     unusable) is a returned Failed state with its one-line reason; a bug raises, logged with
     its traceback."""
+    from prefect import get_run_logger
+
     from gpucost.models.runner import CheckFailedError
     from gpucost.warehouse.curated import CuratedDataError
     from gpucost.warehouse.publish import ShrinkRefusedError
-    from prefect import get_run_logger
 
     def body() -> Any:
         try:
@@ -282,8 +285,9 @@ class RefreshFlow(Flow):  # type: ignore[type-arg]
           `_step`) and its own outcome is returned, whatever the engine raised or reported
           around it; one line says so.
         """
-        from gpucost.flows import prefect_server
         from prefect.states import Failed
+
+        from gpucost.flows import prefect_server
 
         global _run
         reason = prefect_server.unavailable()
@@ -414,9 +418,10 @@ def refresh(names: list[str] | None = None, data_dir: str | None = None,
 
 def _refresh_body(names: list[str] | None, data_dir: str | None, kind: str | None,
                   allow_shrink: bool) -> Any:
-    from gpucost.warehouse.publish import WarehouseBusyError
     from prefect.runtime import flow_run
     from prefect.states import Failed
+
+    from gpucost.warehouse.publish import WarehouseBusyError
 
     try:
         summary = run_refresh(

@@ -175,6 +175,7 @@ def _attach_health(summary: RunSummary, data_dir: Path) -> None:
     """Fill rows in force / age / origin from the published source_health mart; mark stale
     sources (failed now, older data still in force)."""
     import duckdb
+
     from gpucost.warehouse.publish import open_published
 
     path = serving_path(data_dir)

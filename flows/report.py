@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+
 from gpucost.flows.source_status import age_text
 from gpucost.flows.terminal import one_line, safe, safe_lines
 

@@ -76,8 +76,9 @@ def schedules(prices_cron: str | None = None, specs_cron: str | None = None,
 
 def deployments(plan: list[Schedule]) -> list[Any]:
     """RunnerDeployments of the refresh flow, one per schedule (no API call is made)."""
-    from gpucost.flows.refresh import refresh
     from prefect.schedules import Cron
+
+    from gpucost.flows.refresh import refresh
 
     return [
         refresh.to_deployment(

@@ -10,6 +10,7 @@ import csv
 from pathlib import Path
 
 import duckdb
+
 from gpucost.catalog import CATALOG_DIR
 
 CURATED_TABLES = (
@@ -81,6 +82,7 @@ def _load_sources(con: duckdb.DuckDBPyConnection) -> int:
     """curated.sources: every registered source with its kind, documented live endpoint and
     description (the `source_url` of a replayed payload, which has no URL of its own)."""
     import pandas as pd
+
     from gpucost.catalog import sources
 
     frame = pd.DataFrame(

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
+
 from gpucost.warehouse import memory_limit
 
 SERVING_NAME = "gpucost.duckdb"

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
+
 from gpucost.catalog.records import (
     AllRowsRefusedError,
     ObservationDateError,

@@ -49,6 +49,7 @@ from urllib.parse import urlsplit
 
 import requests
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+
 from gpucost.catalog import http
 from gpucost.catalog.records import (
     DeadlineExceededError,

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 
 from bs4 import BeautifulSoup, Tag
+
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
 from gpucost.catalog.sources.base import (
     GPU_COUNT_INVALID,

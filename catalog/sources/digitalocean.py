@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 
 from bs4 import Tag
+
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
 from gpucost.catalog.sources.base import (
     DOLLAR_PRICE,

@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bs4 import BeautifulSoup, Tag
+
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import (
     FetchPolicy,

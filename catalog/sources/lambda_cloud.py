@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from bs4 import BeautifulSoup, Tag
+
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import (
     GPU_COUNT_INVALID,

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 
 from bs4 import Tag
+
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import (
     FetchPolicy,

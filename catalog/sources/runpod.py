@@ -58,6 +58,7 @@ from dataclasses import replace
 from typing import Any
 
 from bs4 import BeautifulSoup, Tag
+
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import (
     GPU_COUNT_INVALID,

@@ -36,6 +36,7 @@ import re
 from pathlib import PurePosixPath
 
 from bs4 import BeautifulSoup, Tag
+
 from gpucost.catalog.records import (
     EmptyPayloadError,
     ParseError,

@@ -23,6 +23,11 @@
 --   previous_observed_at [timestamp (UTC)]: when the old price was last seen (on previous_day)
 --   observed_at [timestamp (UTC)]: when the new price was last seen on changed_on
 
+-- Built incrementally (models/incremental.py, SPECS["price_changes"]): a refresh runs this SQL
+-- over the offers it touched only (their tail of two days in int_price_offer_tail and every
+-- newer day) and replaces their changes from the first touched day; keep it correct over such
+-- a subset of int_price_daily_mapped.
+
 with
 
 daily as (

@@ -23,6 +23,10 @@
 --   sources: the sources behind the row, comma-separated
 --   observed_at [timestamp (UTC)]: the last observation that day of the offers behind the row
 
+-- Built incrementally (models/incremental.py, SPECS["price_history"]): a refresh runs this SQL
+-- over the (day, provider, pricing_model) groups it touched only and replaces those rows; keep
+-- it correct over such a subset of int_price_daily_mapped.
+
 with
 
 daily as (

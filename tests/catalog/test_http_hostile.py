@@ -9,6 +9,8 @@ import time
 import zlib
 
 import pytest
+from loopback import serve
+
 from gpucost.catalog import http
 from gpucost.catalog.records import (
     BodyDecodeError,
@@ -17,7 +19,6 @@ from gpucost.catalog.records import (
     ResponseTooLargeError,
     TooSlowError,
 )
-from loopback import serve
 
 
 def gzip_bomb(megabytes: int) -> bytes:

@@ -8,6 +8,7 @@ import socket
 
 import pytest
 import requests
+
 from gpucost.catalog import http
 from gpucost.catalog.records import HttpStatusError, UnreachableError
 

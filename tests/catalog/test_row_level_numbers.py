@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.catalog.records import Payload
 from gpucost.catalog.sources import crosscheck, gcp_pricing_page, oci, skypilot, vast
 from gpucost.catalog.sources.base import GPU_COUNT_INVALID, leading_gpu_count, read_gpu_count

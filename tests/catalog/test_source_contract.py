@@ -15,6 +15,7 @@ from pathlib import Path
 
 import fault_matrix as fm
 import pytest
+
 from gpucost.catalog import sources
 from gpucost.catalog.records import FetchError, PartsFailedError, UnreachableError
 from gpucost.catalog.sources.base import KINDS, Source

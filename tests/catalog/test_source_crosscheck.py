@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from gpucost.catalog.records import ParseError, Payload
 from gpucost.catalog.sources import crosscheck
 

@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
+
 from gpucost.catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
 from gpucost.catalog.sources import epoch
 

@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from gpucost.catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
 from gpucost.catalog.sources import gcp_pricing_page
 

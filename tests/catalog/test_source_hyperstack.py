@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+
 from gpucost.catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
 from gpucost.catalog.sources import hyperstack
 

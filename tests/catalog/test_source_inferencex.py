@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import requests
+
 from gpucost.catalog import CATALOG_DIR
 from gpucost.catalog.records import EmptyPayloadError, ParseError, Payload
 from gpucost.catalog.sources import inferencex as m

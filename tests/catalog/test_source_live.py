@@ -13,6 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import loopback
 import pytest
+from loopback import serve
+
 from gpucost.catalog.http import USER_AGENT
 from gpucost.catalog.records import (
     FetchError,
@@ -22,7 +24,6 @@ from gpucost.catalog.records import (
     PartsFailedError,
 )
 from gpucost.catalog.sources import azure, lambda_cloud, skypilot
-from loopback import serve
 
 _fetch = loopback.fetch_each
 

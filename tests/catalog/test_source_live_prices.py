@@ -15,6 +15,7 @@ from pathlib import Path
 
 import loopback
 import pytest
+
 from gpucost.catalog.http import USER_AGENT
 from gpucost.catalog.records import FetchError, HttpStatusError, UnreachableError
 from gpucost.catalog.sources import aws, crosscheck, gpuhunt, oci, runpod, vast

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from gpucost.catalog.records import EmptyPayloadError, ParseError, Payload
 from gpucost.catalog.sources import mlperf_results as m
 

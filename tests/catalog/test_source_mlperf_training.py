@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from gpucost.catalog.records import ParseError, Payload
 from gpucost.catalog.sources import mlperf_training as m
 

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from gpucost.catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
 from gpucost.catalog.sources import mlperf, rocm, techpowerup, wikipedia
 from gpucost.catalog.specs import number

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import loopback
 import pytest
+
 from gpucost.catalog.http import USER_AGENT
 from gpucost.catalog.records import HttpStatusError, PartsFailedError, UnreachableError
 from gpucost.catalog.sources import epoch, mlperf, rocm, techpowerup, wikipedia

@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
+
 from gpucost.catalog.records import EmptyPayloadError, ParseError, Payload
 from gpucost.catalog.sources import vast
 from gpucost.flows.pipeline import ingest_files

@@ -10,6 +10,7 @@ import json
 
 import duckdb
 import pytest
+
 from gpucost.flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 from gpucost.flows.pipeline import publish
 

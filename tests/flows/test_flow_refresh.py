@@ -33,9 +33,10 @@ def server_base(server):  # type: ignore[no-untyped-def]
 @pytest.mark.flow
 def test_refresh_flow_offline_then_isolating_a_failing_source(server_base, tmp_path,
                                                               monkeypatch, capfd):
+    from prefect.testing.utilities import prefect_test_harness
+
     from gpucost.catalog import sources
     from gpucost.flows import refresh as refresh_mod
-    from prefect.testing.utilities import prefect_test_harness
 
     server = server_base
     monkeypatch.setenv("GPUCOST_SOURCE_URL_LAMBDA", f"{server}/lambda/pricing")
@@ -47,9 +48,10 @@ def test_refresh_flow_offline_then_isolating_a_failing_source(server_base, tmp_p
         monkeypatch.setenv(f"GPUCOST_SOURCE_URL_{name.upper()}", f"{server}/{name}")
     monkeypatch.setenv("GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS", f"{server}/cloudgpus")
 
-    from gpucost.flows import cli
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.sorting import FlowRunSort
+
+    from gpucost.flows import cli
 
     def last_flow_run(client):
         return client.read_flow_runs(sort=FlowRunSort.START_TIME_DESC, limit=1)[0]
@@ -101,6 +103,7 @@ def test_refresh_flow_offline_then_isolating_a_failing_source(server_base, tmp_p
 
 def test_a_step_keeps_its_body_outcome_whatever_the_task_engine_raises(monkeypatch):
     import httpx
+
     from gpucost.flows import refresh as refresh_mod
 
     plain_calls = []
@@ -135,10 +138,11 @@ def test_a_step_keeps_its_body_outcome_whatever_the_task_engine_raises(monkeypat
 def fake_engine(monkeypatch):  # type: ignore[no-untyped-def]
     """Flow.__call__ replaced: run the body (or not), then fail as a dead API does."""
     import httpx
-    from gpucost.flows import prefect_server
-    from gpucost.flows import refresh as refresh_mod
     from prefect import Flow
     from prefect.states import Completed
+
+    from gpucost.flows import prefect_server
+    from gpucost.flows import refresh as refresh_mod
 
     gave_up = []
     monkeypatch.setattr(prefect_server, "give_up", lambda settings=None: gave_up.append(1))

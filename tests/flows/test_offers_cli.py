@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from gpucost.flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.flows.cli import EXIT_OK, EXIT_USAGE, main
 from gpucost.flows.pipeline import ingest_files, publish
 

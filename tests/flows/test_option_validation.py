@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+
 from gpucost.flows import options
 from gpucost.flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 

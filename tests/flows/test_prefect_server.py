@@ -8,6 +8,7 @@ import json
 import os
 
 import pytest
+
 from gpucost.flows import cli, prefect_server
 
 

@@ -17,6 +17,7 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+
 from gpucost.catalog import sources
 from gpucost.flows import cli
 from gpucost.flows.progress import ConsoleLogHandler, console_for, shorten

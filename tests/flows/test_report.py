@@ -19,6 +19,7 @@ from pathlib import Path
 import chromium
 import duckdb
 import pytest
+
 from gpucost.flows import cli
 from gpucost.flows.report import write_report
 from gpucost.warehouse.publish import serving_path

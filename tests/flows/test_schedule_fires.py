@@ -23,6 +23,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.flows import schedule_check
 
 LAMBDA_PAGE = (Path(__file__).resolve().parents[1] / "fixtures" / "lambda"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from gpucost.catalog import sources
 from gpucost.flows import cli, pipeline, progress, serve
 

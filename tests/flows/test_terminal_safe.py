@@ -14,6 +14,7 @@ import logging
 from pathlib import Path
 
 import pytest
+
 from gpucost.flows import terminal
 from gpucost.flows.cli import EXIT_OK, EXIT_SOURCE_FAILED, EXIT_USAGE, main
 

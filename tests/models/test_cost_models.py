@@ -11,10 +11,11 @@ import math
 
 import duckdb
 import pytest
+from test_models import build, write_models
+
 from gpucost.catalog import CATALOG_DIR
 from gpucost.flows import validation_doc
 from gpucost.models import runner
-from test_models import build, write_models
 
 LN10 = math.log(10)
 H100 = "nvidia-h100-sxm5-80gb"

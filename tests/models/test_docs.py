@@ -8,6 +8,7 @@ test_tables_md_is_up_to_date (run `gpucost docs`).
 from pathlib import Path
 
 import pytest
+
 from gpucost.flows import dictionary
 from gpucost.models.docs import ColumnDocError, Dictionary, parse_header
 

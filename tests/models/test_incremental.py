@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.catalog import CATALOG_DIR
 from gpucost.flows import pipeline
 from gpucost.flows.pipeline import ingest_files, publish

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.catalog import CATALOG_DIR
 from gpucost.models import runner
 from gpucost.warehouse.curated import CURATED_TABLES, CuratedDataError, load_curated

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.models import runner
 from gpucost.warehouse.curated import load_curated
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.catalog.records import ParseResult, Payload, PriceObservation
 from gpucost.flows.pipeline import publish
 from gpucost.warehouse.store import RawStore

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.models import runner
 from gpucost.warehouse.curated import CURATED_TABLES, load_curated
 

@@ -12,6 +12,7 @@ from collections import Counter
 
 import fault_matrix as fm
 import pytest
+
 from gpucost.catalog import sources
 
 

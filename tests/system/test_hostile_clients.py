@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import duckdb
+
 from gpucost.flows.cli import main
 from gpucost.warehouse.publish import MANIFEST_NAME, base_problem, serving_path
 

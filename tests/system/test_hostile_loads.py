@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.flows.cli import EXIT_FAILED, EXIT_SOURCE_FAILED, EXIT_USAGE, main
 from gpucost.flows.pipeline import ingest_files
 

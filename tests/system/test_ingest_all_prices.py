@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.flows.pipeline import ingest_files, publish
 from gpucost.warehouse.gates import Gates
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.flows import cli
 
 PRICES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "prices"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.flows import cli
 from gpucost.flows.pipeline import ingest_files
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.flows import cli
 
 CATALOG = Path(__file__).resolve().parents[2] / "catalog"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.flows.pipeline import ingest_files
 
 SIZES = {  # armSkuName -> (hourly price, expected accelerator, GPU count, per-GPU price)

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import duckdb
 import fault_matrix as fm
-import gpucost.catalog.http
 import pytest
+
+import gpucost.catalog.http
 from gpucost.catalog import secrets, sources
 from gpucost.catalog.records import RobotsDisallowedError
 from gpucost.flows import cli

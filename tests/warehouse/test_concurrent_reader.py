@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+
 from gpucost.flows.dictionary import mart_names
 from gpucost.flows.pipeline import ingest_files
 from gpucost.warehouse.publish import serving_path

@@ -6,6 +6,7 @@ import json
 import duckdb
 import pandas as pd
 import pytest
+
 from gpucost.flows import pipeline
 from gpucost.flows.dictionary import mart_names
 from gpucost.models.docs import Dictionary
@@ -134,6 +135,7 @@ def test_csv_cells_that_start_like_a_formula_are_quoted(tmp_path):
     import csv
 
     import duckdb
+
     from gpucost.warehouse.exports import stage_exports
 
     con = duckdb.connect()

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+
 from gpucost.catalog.records import ParseResult, Payload, PriceObservation
 from gpucost.warehouse import gates
 from gpucost.warehouse.gates import Gates, band_of, jump_rejects, per_gpu_price

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gpucost.flows.dictionary import mart_names
 from gpucost.flows.pipeline import check_published, ingest_files
 from gpucost.warehouse.exports import export_dir

@@ -2,6 +2,7 @@
 
 import duckdb
 import pytest
+
 from gpucost.warehouse.publish import (
     NoWarehouseError,
     WarehouseBusyError,

@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 
 import pytest
+
 from gpucost.catalog.records import ParseResult, Payload, PriceObservation, RowCountCollapseError
 from gpucost.warehouse.store import RawStore
 
