@@ -138,10 +138,7 @@ def deadline_after(seconds: float | None = None) -> float:
     """The monotonic time by which a source's whole fetch must be over: `seconds`, else
     GPUCOST_FETCH_DEADLINE_S, else FETCH_DEADLINE_S from now."""
     if seconds is None:
-        try:
-            seconds = float(os.environ.get("GPUCOST_FETCH_DEADLINE_S", "") or FETCH_DEADLINE_S)
-        except ValueError:
-            seconds = FETCH_DEADLINE_S
+        seconds = _env_float("GPUCOST_FETCH_DEADLINE_S", FETCH_DEADLINE_S)
     return time.monotonic() + max(seconds, 0.0)
 
 

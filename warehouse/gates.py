@@ -43,6 +43,7 @@ from pathlib import Path
 
 from gpucost.catalog import CATALOG_DIR
 from gpucost.catalog.records import PriceObservation, Reject
+from gpucost.catalog.sources.base import read_gpu_count
 
 MIN_PAYBACK_HOURS = 100.0
 MAX_PAYBACK_HOURS = 100_000.0
@@ -164,24 +165,15 @@ def band_of(purchase_price_usd: float | None) -> tuple[float, float]:
 
 
 def count_problem(obs: PriceObservation) -> str:
-    """Why the row's GPU count is no count of GPUs ("" when it is one, or is unknown)."""
-    count = obs.gpu_count
-    if count is None:
-        return ""
-    if isinstance(count, bool) or not isinstance(count, (int, float)):
-        return f"GPU count {count!r} is not a number"
-    if not math.isfinite(count):
-        return f"GPU count {count} is not finite"
-    if count <= 0:
-        return f"GPU count {count:g} is not above zero"
-    if abs(count - round(count)) <= 1e-9:
-        return ""
-    if count > 1:
-        return f"GPU count {count:g} is not a whole number of GPUs"
-    if obs.provider.strip().lower() not in FRACTIONAL_GPU_PROVIDERS:
-        return (f"GPU count {count:g}: {obs.provider} sells no slice of a GPU "
+    """Why the row's GPU count is no count of GPUs ("" when it is one, or is unknown): the
+    parsers' rule (read_gpu_count), slices allowed for FRACTIONAL_GPU_PROVIDERS only."""
+    fractions = obs.provider.strip().lower() in FRACTIONAL_GPU_PROVIDERS
+    count, why = read_gpu_count(obs.gpu_count, fractions=fractions)
+    if why and not fractions and isinstance(obs.gpu_count, (int, float)) \
+            and 0 < obs.gpu_count < 1:
+        return (f"GPU count {obs.gpu_count:g}: {obs.provider} sells no slice of a GPU "
                 "(FRACTIONAL_GPU_PROVIDERS)")
-    return ""
+    return why
 
 
 def per_gpu_price(obs: PriceObservation) -> float | None:

@@ -291,11 +291,10 @@ def connect_readonly(data_dir: Path, *, allow_files: bool = False) -> duckdb.Duc
     path = serving_path(data_dir)
     if not path.exists():
         raise NoWarehouseError(f"no published warehouse at {path}: run `gpucost refresh` first")
-    config: dict[str, str | bool] = {}
-    if not allow_files:
-        config["enable_external_access"] = False
     try:
-        con = duckdb.connect(str(path), read_only=True, config=config)
+        if not allow_files:
+            return open_published(path)
+        con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
         if "lock" in str(exc).lower():
             raise
@@ -303,6 +302,4 @@ def connect_readonly(data_dir: Path, *, allow_files: bool = False) -> duckdb.Duc
             f"the published warehouse {path} cannot be read "
             f"({' '.join(str(exc).split())[:160]}); rebuild it from the raw layer with "
             "`gpucost refresh` (or `gpucost ingest`): raw.duckdb is a separate file") from None
-    if not allow_files:
-        con.execute("set lock_configuration = true")
     return con
