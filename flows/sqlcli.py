@@ -10,6 +10,11 @@ the command quietly.
 `tables` lists the published tables with what one row is (the first sentence of each mart's
 header comment) and their row counts; `describe TABLE` lists its columns with type, unit and
 meaning from the data dictionary (models/docs.py).
+
+`--remote` (all three) reads the cluster's published snapshot instead of the local file: the
+warehouse file that CURRENT names on object storage, read with the reader key and downloaded
+once per publish into <data dir>/remote-cache (cluster/snapshot.py); the same read-only,
+file-access-off connection.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 10_000
 MAX_TIMEOUT_S = 7 * 86_400.0  # a week: threading.Timer overflows far beyond
 TIMEOUT = number(maximum=MAX_TIMEOUT_S, what="seconds; 0 = no limit")
+REMOTE_HELP = ("the cluster's published snapshot on object storage (cluster mode: "
+               "GPUCOST_CLUSTER_CONFIG or `gpucost cluster up`), with the reader key")
 _COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -133,8 +140,12 @@ def closed_pipe_is_fine() -> Iterator[None]:
         os.close(devnull)
 
 
-def _connect() -> Any | None:
-    """A read-only connection to the published warehouse, or None (the reason printed)."""
+def _connect(remote: bool = False) -> Any | None:
+    """A read-only connection to the published warehouse, or None (the reason printed).
+    `remote`: the cluster's published snapshot (cluster/snapshot.py, the reader key),
+    downloaded once per publish into <data dir>/remote-cache."""
+    if remote:
+        return _connect_remote()
     from gpucost.warehouse import data_dir
     from gpucost.warehouse.publish import (
         NoWarehouseError,
@@ -147,6 +158,22 @@ def _connect() -> Any | None:
     except (NoWarehouseError, WarehouseUnreadableError) as exc:
         _err(str(exc))
         return None
+
+
+def _connect_remote() -> Any | None:
+    import duckdb
+
+    from gpucost.cluster.objects import ObjectStoreError
+    from gpucost.cluster.settings import ClusterNotConfiguredError, load_settings
+    from gpucost.cluster.snapshot import SnapshotError, open_current
+
+    try:
+        return open_current(load_settings())
+    except (ClusterNotConfiguredError, ObjectStoreError, SnapshotError) as exc:
+        _err(str(exc))
+    except (duckdb.Error, OSError) as exc:
+        _err(f"the cluster's published warehouse cannot be read: {type(exc).__name__}: {exc}")
+    return None
 
 
 def run_query(con: Any, query: str, timeout_s: float,
@@ -176,7 +203,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     except UsageError as exc:
         _err(str(exc))
         return EXIT_USAGE
-    con = _connect()
+    con = _connect(args.remote)
     if con is None:
         return EXIT_FAILED
     limit = args.max_rows if args.format == "table" else 0
@@ -218,7 +245,7 @@ def _grain(summary: str) -> str:
 def cmd_tables(args: argparse.Namespace) -> int:
     from gpucost.models.docs import Dictionary
 
-    con = _connect()
+    con = _connect(args.remote)
     if con is None:
         return EXIT_FAILED
     try:
@@ -237,7 +264,7 @@ def cmd_tables(args: argparse.Namespace) -> int:
 def cmd_describe(args: argparse.Namespace) -> int:
     from gpucost.models.docs import Dictionary
 
-    con = _connect()
+    con = _connect(args.remote)
     if con is None:
         return EXIT_FAILED
     try:
@@ -277,13 +304,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--max-rows", type=non_negative_int, default=DEFAULT_MAX_ROWS, metavar="N",
                    help=f"rows printed in the table format (default {DEFAULT_MAX_ROWS:,};"
                         " 0 = all; csv and json are never cut)")
+    s.add_argument("--remote", action="store_true", help=REMOTE_HELP)
     s.set_defaults(func=cmd_sql)
 
     t = sub.add_parser("tables", help="the published tables: what one row is, row counts")
     t.add_argument("--format", choices=formats, default="table")
+    t.add_argument("--remote", action="store_true", help=REMOTE_HELP)
     t.set_defaults(func=cmd_tables)
 
     d = sub.add_parser("describe", help="the columns of a published table, from the dictionary")
     d.add_argument("table")
     d.add_argument("--format", choices=formats, default="table")
+    d.add_argument("--remote", action="store_true", help=REMOTE_HELP)
     d.set_defaults(func=cmd_describe)

@@ -135,10 +135,19 @@ def _write_manifest(data_dir: Path, objects: list[list[str]]) -> None:
 
 def open_published(path: Path) -> duckdb.DuckDBPyConnection:
     """The published file read-only with file access off: whatever a client planted in it
-    (a view over read_text(...)) cannot read or write a file from this process."""
+    (a view over read_text(...)) cannot read or write a file from this process.
+
+    A second connection to a file this process holds open already shares its database
+    instance, whose configuration the first locked: the same safe configuration (DuckDB
+    refuses to open one file twice with different ones), so that is not an error."""
     con = duckdb.connect(str(path), read_only=True,
                          config={"enable_external_access": False})
-    con.execute("set lock_configuration = true")
+    try:
+        con.execute("set lock_configuration = true")
+    except duckdb.InvalidInputException as exc:
+        if "has been locked" not in str(exc):
+            con.close()
+            raise
     return con
 
 

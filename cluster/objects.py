@@ -1,0 +1,385 @@
+"""The object store (S3: SeaweedFS on a small cluster) as the cluster's shared store.
+
+`ObjectStore(settings, writer=...)` is a thin layer over `pyarrow.fs.S3FileSystem` with the
+writer's key (fetchers, the publisher) or the reader's (analysts, dashboards: read-only on the
+published bucket). Every failure is one of three named errors with a one-line message, secrets
+redacted, so a caller can tell "your key may not do that" from "the store is down" from "no
+such object":
+
+* ObjectStoreDeniedError: 403 / AccessDenied (the reader key writing, a wrong key or secret);
+* ObjectStoreUnavailableError: connection refused, timeout, 5xx (a dead server);
+* ObjectNotFoundError: no such key or bucket.
+
+Timeouts. Every request gives up after `settings.timeout_s` of silence (curl's connect timeout
+and low-speed limit, which pyarrow sets from connect_timeout / request_timeout), so a store
+whose volume server is dead fails a read in about timeout_s. A write (a request with a body)
+takes up to about 6 s longer: curl averages the transfer speed over its last 5 seconds, and the
+body just sent keeps that average above the limit for a while (measured: timeout_s + 6 s, the
+same against a server that accepts and never answers). pyarrow itself makes one attempt
+(a retry of a timed-out request would double that); a request that failed *fast* with a
+transient error (5xx, reset) is tried once more here, so a blip does not fail a publish but a
+dead server is not waited for twice.
+
+Payloads are content-addressed (`put_payload`): `raw/<source>/<yyyy-mm-dd>/<sha256>.<ext>` in
+the raw bucket, uploaded only when absent, so fetching the same bytes again adds no object.
+
+Readers elsewhere (pandas, DuckDB 2.0 through `register_filesystem`) use `s3_filesystem`, an
+s3fs filesystem on the same endpoint and key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any, TypeVar
+
+from gpucost.catalog.secrets import redact
+from gpucost.cluster.settings import ClusterSettings
+
+T = TypeVar("T")
+CHUNK = 8 << 20  # bytes per read/write of a streamed transfer
+# a transient failure faster than this share of the timeout is tried once more (a 5xx, a
+# reset connection); a timeout is not: the store is down, waiting twice helps no one
+FAST_FAILURE_SHARE = 0.5
+RETRY_PAUSE_S = 0.2
+PAYLOAD_PREFIX = "raw"
+_EXT = re.compile(r"^[a-z0-9]{1,12}$")
+_SOURCE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+class ObjectStoreError(Exception):
+    """An object store call failed (the base of the named errors below)."""
+
+
+class ObjectStoreDeniedError(ObjectStoreError):
+    """The store refused the key (403 / AccessDenied): the reader key writing, a wrong key or
+    secret, a bucket the key has no right to."""
+
+
+class ObjectStoreUnavailableError(ObjectStoreError):
+    """The store did not answer in time, refused the connection or failed (5xx)."""
+
+
+class ObjectNotFoundError(ObjectStoreError):
+    """No such object (or no such bucket)."""
+
+
+class _LocalFileError(Exception):
+    """A local file's error inside a transfer (disk full, no permission): raised as itself,
+    never taken for the store's."""
+
+    def __init__(self, exc: OSError):
+        self.exc = exc
+
+
+def _local(fn: Callable[[], T]) -> T:
+    try:
+        return fn()
+    except OSError as exc:
+        raise _LocalFileError(exc) from exc
+
+
+_DENIED = ("ACCESS_DENIED", "ACCESSDENIED", "INVALID_ACCESS_KEY_ID", "INVALIDACCESSKEYID",
+           "SIGNATURE_DOES_NOT_MATCH", "SIGNATUREDOESNOTMATCH", "FORBIDDEN", "HTTP 403",
+           "HTTP STATUS 403")
+_NOT_FOUND = ("NO_SUCH_KEY", "NOSUCHKEY", "NO_SUCH_BUCKET", "NOSUCHBUCKET", "PATH DOES NOT EXIST",
+              "RESOURCE_NOT_FOUND")
+_UNAVAILABLE = ("NETWORK_CONNECTION", "CURLCODE", "TIMEOUT", "TIMED OUT", "INTERNAL_FAILURE",
+                "SERVICE_UNAVAILABLE", "SLOW_DOWN", "REQUEST_TIMEOUT", "COULD NOT CONNECT",
+                "CONNECTION REFUSED", "CONNECTION RESET", "HTTP 5", "INTERNAL ERROR",
+                "BAD GATEWAY", "UNKNOWN (100)")
+_REQUEST_ID = re.compile(r"\s*\(Request ID: [^)]*\)")
+_WHEN = re.compile(r"^When [^:]{0,200}?in bucket '[^']*': ")  # the key and bucket: said already
+
+
+def classify(exc: BaseException) -> type[ObjectStoreError]:
+    """Which named error an exception of pyarrow (or botocore / s3fs) stands for.
+
+    pyarrow raises OSError (FileNotFoundError for a missing key) with the AWS SDK's error
+    name in the text: "AWS Error ACCESS_DENIED during PutObject operation", "AWS Error
+    NETWORK_CONNECTION ... curlCode: 7, Could not connect", "curlCode: 28, Timeout was
+    reached", "AWS Error INTERNAL_FAILURE" (a 500)."""
+    if isinstance(exc, FileNotFoundError):
+        return ObjectNotFoundError
+    if isinstance(exc, PermissionError):
+        return ObjectStoreDeniedError
+    if isinstance(exc, (TimeoutError, ConnectionError)):
+        return ObjectStoreUnavailableError
+    text = str(exc).upper()
+    if any(s in text for s in _DENIED):
+        return ObjectStoreDeniedError
+    if any(s in text for s in _NOT_FOUND):
+        return ObjectNotFoundError
+    if any(s in text for s in _UNAVAILABLE):
+        return ObjectStoreUnavailableError
+    return ObjectStoreError
+
+
+def _detail(exc: BaseException) -> str:
+    text = _WHEN.sub("", _REQUEST_ID.sub("", " ".join(str(exc).split())))
+    return redact(text)[:300]
+
+
+def _endpoint_parts(endpoint: str) -> tuple[str, str]:
+    """(scheme, host:port) of an endpoint given with or without its scheme."""
+    endpoint = endpoint.strip().rstrip("/")
+    if "://" in endpoint:
+        scheme, _, rest = endpoint.partition("://")
+        return scheme.lower(), rest
+    return "http", endpoint
+
+
+def endpoint_url(settings: ClusterSettings) -> str:
+    """The endpoint as a URL (scheme included: s3fs and botocore need it)."""
+    scheme, host = _endpoint_parts(settings.s3_endpoint)
+    return f"{scheme}://{host}"
+
+
+def _credentials(settings: ClusterSettings, writer: bool) -> tuple[str, str]:
+    if writer:
+        settings.require("s3_endpoint", "writer_key", "writer_secret")
+        return settings.writer_key, settings.writer_secret
+    settings.require("s3_endpoint", "reader_key", "reader_secret")
+    return settings.reader_key, settings.reader_secret
+
+
+def payload_key(source: str, day: date | str, sha256: str, ext: str) -> str:
+    """`raw/<source>/<yyyy-mm-dd>/<sha256>.<ext>`: where a payload's bytes are kept."""
+    if not _SOURCE.match(source):
+        raise ValueError(f"not a source name for an object key: {source!r}")
+    day_text = day.isoformat() if isinstance(day, date) else str(day)
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day_text):
+        raise ValueError(f"not a day (yyyy-mm-dd): {day_text!r}")
+    ext = ext.lower().lstrip(".")
+    if not _EXT.match(ext):
+        ext = "bin"
+    return f"{PAYLOAD_PREFIX}/{source}/{day_text}/{sha256}.{ext}"
+
+
+class ObjectStore:
+    """One endpoint, one key: the writer's (`writer=True`) or the reader's."""
+
+    def __init__(self, settings: ClusterSettings, *, writer: bool):
+        from pyarrow import fs as pafs
+
+        key, secret = _credentials(settings, writer)
+        scheme, host = _endpoint_parts(settings.s3_endpoint)
+        self.settings = settings
+        self.writer = writer
+        self.role = "writer" if writer else "reader"
+        self.access_key = key
+        self.endpoint = f"{scheme}://{host}"
+        self.fs = pafs.S3FileSystem(
+            access_key=key, secret_key=secret, region=settings.s3_region,
+            endpoint_override=host, scheme=scheme,
+            connect_timeout=settings.timeout_s, request_timeout=settings.timeout_s,
+            retry_strategy=pafs.AwsStandardS3RetryStrategy(max_attempts=1))
+
+    def __repr__(self) -> str:
+        return f"ObjectStore({self.endpoint}, {self.role} key {self.access_key})"
+
+    # -- error handling ------------------------------------------------------------------
+
+    def _call(self, what: str, bucket: str, key: str, fn: Callable[[], T]) -> T:
+        """Run one store operation; a failure becomes a named error (one line, redacted).
+        A transient failure that came fast is tried once more (module docstring)."""
+        for attempt in (1, 2):
+            start = time.monotonic()
+            try:
+                return fn()
+            except ObjectStoreError:
+                raise
+            except _LocalFileError as local:
+                raise local.exc from None
+            except (OSError, ValueError) as exc:
+                kind = classify(exc)
+                fast = time.monotonic() - start < FAST_FAILURE_SHARE * self.settings.timeout_s
+                if kind is ObjectStoreUnavailableError and fast and attempt == 1:
+                    time.sleep(RETRY_PAUSE_S)
+                    continue
+                raise self._error(kind, what, bucket, key, exc) from None
+        raise AssertionError("unreachable")
+
+    def _error(self, kind: type[ObjectStoreError], what: str, bucket: str, key: str,
+               exc: BaseException) -> ObjectStoreError:
+        where = f"s3://{bucket}/{key}" if key else f"s3://{bucket}"
+        if kind is ObjectStoreDeniedError:
+            text = str(exc).upper()
+            if any(s in text for s in ("SIGNATURE", "INVALID_ACCESS_KEY", "INVALIDACCESSKEY")):
+                hint = "the key or its secret is wrong"
+            elif self.writer:
+                hint = "a wrong key or secret, or a bucket this key has no right to"
+            else:
+                hint = ("a wrong key or secret, or not a read of the published bucket: "
+                        "all the reader key may do")
+            why = f"access denied to the {self.role} key {self.access_key!r} ({hint})"
+        elif kind is ObjectStoreUnavailableError:
+            why = (f"the object store at {self.endpoint} is unavailable (no answer within "
+                   f"{self.settings.timeout_s:g} s, connection refused or a server error)")
+        elif kind is ObjectNotFoundError:
+            why = "no such object"
+        else:
+            why = "failed"
+        return kind(redact(f"{what} {where}: {why}: {_detail(exc)}"))
+
+    # -- operations ----------------------------------------------------------------------
+
+    def put_bytes(self, bucket: str, key: str, data: bytes) -> None:
+        """Write `data` as the object (whole or not at all: an S3 object appears on completion)."""
+        def run() -> None:
+            with self.fs.open_output_stream(f"{bucket}/{key}", compression=None) as out:
+                out.write(data)
+
+        self._call("writing", bucket, key, run)
+
+    def put_file(self, bucket: str, key: str, path: Path,
+                 progress: Callable[[int], None] | None = None) -> int:
+        """Stream the local file at `path` into the object (multipart: never held in memory;
+        the object appears only once every part is in). `progress(bytes so far)` is called
+        after each chunk. Returns the bytes written."""
+        def run() -> int:
+            done = 0
+            with _local(lambda: open(path, "rb")) as src, \
+                    self.fs.open_output_stream(f"{bucket}/{key}", compression=None) as out:
+                while chunk := _local(lambda: src.read(CHUNK)):
+                    out.write(chunk)
+                    done += len(chunk)
+                    if progress:
+                        progress(done)
+            return done
+
+        return self._call("writing", bucket, key, run)
+
+    def get_bytes(self, bucket: str, key: str) -> bytes:
+        def run() -> bytes:
+            with self.fs.open_input_stream(f"{bucket}/{key}", compression=None) as src:
+                return src.read()
+
+        return self._call("reading", bucket, key, run)
+
+    def download(self, bucket: str, key: str, path: Path) -> tuple[int, str]:
+        """Copy the object to `path`: streamed into a temporary name beside it, fsynced, then
+        renamed over `path` (os.replace), so `path` is never a partial file. Returns (size,
+        sha256 hex) of what was written."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".part-{os.getpid()}-{os.urandom(4).hex()}-{path.name}")
+
+        def run() -> tuple[int, str]:
+            digest, size = hashlib.sha256(), 0
+            with self.fs.open_input_stream(f"{bucket}/{key}", compression=None) as src, \
+                    _local(lambda: open(tmp, "wb")) as out:
+                while chunk := src.read(CHUNK):
+                    _local(lambda: out.write(chunk))  # noqa: B023 (called at once)
+                    digest.update(chunk)
+                    size += len(chunk)
+                _local(out.flush)
+                _local(lambda: os.fsync(out.fileno()))
+            return size, digest.hexdigest()
+
+        try:
+            size, sha = self._call("reading", bucket, key, run)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return size, sha
+
+    def size(self, bucket: str, key: str) -> int:
+        """The object's size in bytes (ObjectNotFoundError when absent)."""
+        from pyarrow import fs as pafs
+
+        def run() -> int:
+            info = self.fs.get_file_info(f"{bucket}/{key}")
+            if info.type != pafs.FileType.File:
+                raise FileNotFoundError(f"Path does not exist '{bucket}/{key}'")
+            return int(info.size)
+
+        return self._call("looking up", bucket, key, run)
+
+    def exists(self, bucket: str, key: str) -> bool:
+        try:
+            self.size(bucket, key)
+        except ObjectNotFoundError:
+            return False
+        return True
+
+    def list(self, bucket: str, prefix: str = "") -> dict[str, int]:
+        """{key: size} of every object under `prefix` (a folder, "exports/"; "" = all)."""
+        from pyarrow import fs as pafs
+
+        base = f"{bucket}/{prefix.strip('/')}".rstrip("/")
+
+        def run() -> dict[str, int]:
+            infos = self.fs.get_file_info(
+                pafs.FileSelector(base, recursive=True, allow_not_found=True))
+            return {i.path.split("/", 1)[1]: int(i.size) for i in infos
+                    if i.type == pafs.FileType.File}
+
+        return self._call("listing", bucket, prefix, run)
+
+    def delete(self, bucket: str, key: str) -> bool:
+        """Delete the object; False when it was already gone."""
+        def run() -> bool:
+            try:
+                self.fs.delete_file(f"{bucket}/{key}")
+            except FileNotFoundError:
+                return False
+            return True
+
+        return self._call("deleting", bucket, key, run)
+
+    def put_payload(self, source: str, day: date | str, content: bytes,
+                    ext: str) -> tuple[str, bool]:
+        """Keep a fetched payload as `raw/<source>/<day>/<sha256>.<ext>` in the raw bucket:
+        (key, created). Uploaded only when no whole object of that name is there, so the same
+        bytes fetched again leave one object (created=False). Two fetchers racing on the same
+        new bytes may both upload them: the same content, still one object."""
+        key = payload_key(source, day, hashlib.sha256(content).hexdigest(), ext)
+        bucket = self.settings.raw_bucket
+        try:
+            if self.size(bucket, key) == len(content):
+                return key, False
+        except ObjectNotFoundError:
+            pass
+        self.put_bytes(bucket, key, content)
+        return key, True
+
+
+def s3_filesystem(settings: ClusterSettings, *, writer: bool = False) -> Any:
+    """An s3fs filesystem on the cluster's endpoint with the reader's key (or the writer's),
+    for readers anywhere:
+
+        fs = s3_filesystem(settings)
+        con = duckdb.connect(); con.register_filesystem(fs)   # DuckDB 2.0, no httpfs needed
+        con.sql("from read_parquet('s3://gpucost-published/exports/gpu_offers.parquet')")
+        con.sql("from read_parquet('s3://gpucost-published/exports/price_history/months/*.parquet')")
+        pandas.read_parquet("s3://gpucost-published/exports/gpu_offers.parquet", filesystem=fs)
+
+    Listings are not cached (a long-lived reader's glob sees the months a later publish
+    added); every request gives up after settings.timeout_s."""
+    import s3fs
+
+    key, secret = _credentials(settings, writer)
+    return s3fs.S3FileSystem(
+        key=key, secret=secret, use_listings_cache=False, skip_instance_cache=True,
+        client_kwargs={"endpoint_url": endpoint_url(settings),
+                       "region_name": settings.s3_region},
+        config_kwargs={"connect_timeout": settings.timeout_s,
+                       "read_timeout": settings.timeout_s,
+                       "retries": {"max_attempts": 2, "mode": "standard"}})
+
+
+def storage_options(settings: ClusterSettings, *, writer: bool = False) -> dict[str, Any]:
+    """fsspec `storage_options` for pandas / polars (`pd.read_parquet("s3://...",
+    storage_options=storage_options(settings))`)."""
+    key, secret = _credentials(settings, writer)
+    return {"key": key, "secret": secret,
+            "client_kwargs": {"endpoint_url": endpoint_url(settings),
+                              "region_name": settings.s3_region},
+            "config_kwargs": {"connect_timeout": settings.timeout_s,
+                              "read_timeout": settings.timeout_s}}

@@ -1,0 +1,437 @@
+"""The published snapshot on object storage: what every reader of a cluster sees.
+
+After a local publish succeeded on the publisher (warehouse/publish.py: the new DuckDB file
+swapped in, the exports renamed into place), `publish_snapshot` copies it to the published
+bucket with the writer key:
+
+1. the exports, same relative paths (`exports/...`): every file each time, except the month
+   files of the history marts (`exports/<table>/months/YYYY-MM.*`), which are uploaded only
+   when changed (a local record of what was uploaded where, plus the object's size), since
+   they hold the whole history; `schema.json` goes last among them, as locally;
+2. the warehouse file under a NEW key, `warehouse/<UTC timestamp>-<sha256[:16]>.duckdb` (an
+   existing key is never written over: keys are immutable, so a reader's cached copy of a key
+   is valid forever), and the object's size is checked;
+3. `CURRENT`, LAST: a small JSON naming that key with its sha256, size, published_at and the
+   row count of every table. Writing an S3 object is atomic (readers see the old or the new
+   one), so a crash at any point before it leaves CURRENT naming the previous whole file;
+4. after the flip only: the warehouse objects beyond the newest KEEP_WAREHOUSES are deleted,
+   never the one CURRENT names nor the previous one (a reader that read the old CURRENT a
+   moment ago still finds its key), and exports that the local publish no longer has.
+
+Readers: `read_current` (the reader key) and `open_current`, which downloads CURRENT's key
+into a local cache once (streamed to a temporary name, sha256 and size checked, then renamed:
+a mismatch is SnapshotCorruptError and nothing is cached) and opens it read-only with file
+access off, the same way as a local published file (open_published). The cache keeps the
+current and the previous file: a connection opened on the previous one keeps reading it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gpucost.cluster.objects import (
+    ObjectNotFoundError,
+    ObjectStore,
+    ObjectStoreError,
+)
+from gpucost.cluster.settings import ClusterSettings
+from gpucost.warehouse.publish import open_published
+
+CURRENT_KEY = "CURRENT"
+WAREHOUSE_PREFIX = "warehouse/"
+EXPORTS_PREFIX = "exports/"
+KEEP_WAREHOUSES = 5
+CACHE_DIRNAME = "remote-cache"
+# what was uploaded where (beside the published file): month files unchanged since are skipped
+UPLOADS_RECORD = "snapshot-uploads.json"
+# a test hook: the publisher stops (sleeps) at this stage so a test can SIGKILL it there
+PAUSE_ENV = "GPUCOST_SNAPSHOT_PAUSE_AT"
+STAGES = ("exports-started", "exports-uploaded", "warehouse-started", "warehouse-uploaded",
+          "current-written")
+_KEY = re.compile(r"^warehouse/\d{8}T\d{6}Z-[0-9a-f]{16}\.duckdb$")
+_SHA = re.compile(r"^[0-9a-f]{64}$")
+_PART_MAX_AGE_S = 3600  # a temporary download older than this is a dead process's
+
+
+class SnapshotError(Exception):
+    """Base of the snapshot's named errors."""
+
+
+class NoSnapshotError(SnapshotError):
+    """Nothing published on object storage yet (no CURRENT)."""
+
+
+class SnapshotCorruptError(SnapshotError):
+    """CURRENT is not a valid record, or the object it names does not match its sha256 or
+    size (nothing is cached)."""
+
+
+@dataclass
+class SnapshotRecord:
+    """What a publish_snapshot did; `current()` is what it wrote to CURRENT."""
+
+    key: str
+    sha256: str
+    size: int
+    published_at: str
+    tables: dict[str, int]
+    previous: str | None = None
+    created: bool = True  # False: CURRENT already named these exact bytes, nothing uploaded
+    exports_uploaded: int = 0
+    exports_skipped: int = 0
+    exports_deleted: int = 0
+    warehouses_deleted: list[str] = field(default_factory=list)
+    warehouse_upload_s: float = 0.0
+    seconds: float = 0.0
+
+    def current(self) -> dict[str, Any]:
+        return {"key": self.key, "sha256": self.sha256, "size": self.size,
+                "published_at": self.published_at, "tables": self.tables,
+                "previous": self.previous}
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _stage(name: str) -> None:
+    """Test hook (PAUSE_ENV): announce the stage on stdout and sleep, to be killed here."""
+    if os.environ.get(PAUSE_ENV) == name:
+        print(f"snapshot paused at {name}", flush=True)
+        time.sleep(3600)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(8 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _table_rows(path: Path) -> dict[str, int]:
+    """Row count of every table of a published file, read with file access off."""
+    con = open_published(path)
+    try:
+        names = [r[0] for r in con.execute(
+            "select table_name from duckdb_tables() where database_name = current_database() "
+            "and schema_name = 'main' order by 1").fetchall()]
+        return {n: con.execute(f'select count(*) from "{n}"').fetchone()[0] for n in names}
+    finally:
+        con.close()
+
+
+def _published_at(data_dir: Path, serving: Path) -> str:
+    """The local publish's time: schema.json's published_at, else the file's mtime."""
+    from gpucost.warehouse.exports import SCHEMA_NAME, export_dir
+
+    try:
+        doc = json.loads((export_dir(data_dir) / SCHEMA_NAME).read_text(encoding="utf-8"))
+        if isinstance(doc, dict) and doc.get("published_at"):
+            return str(doc["published_at"])
+    except (OSError, ValueError):
+        pass
+    return datetime.fromtimestamp(serving.stat().st_mtime, UTC).isoformat()
+
+
+def _is_month_file(rel: str) -> bool:
+    from gpucost.warehouse.exports import MONTHS_DIRNAME
+
+    parts = rel.split("/")
+    return len(parts) >= 3 and parts[-2] == MONTHS_DIRNAME
+
+
+def _local_exports(data_dir: Path) -> list[tuple[str, Path]]:
+    """(relative path, file) of every export, month files first and schema.json last; the
+    temporary files of an export in progress (.tmp-*) are not exports."""
+    from gpucost.warehouse.exports import SCHEMA_NAME, export_dir
+
+    root = export_dir(data_dir)
+    if not root.is_dir():
+        return []
+    files = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root).as_posix()
+        if path.is_file() and not any(p.startswith(".") for p in rel.split("/")):
+            files.append((rel, path))
+    return sorted(files, key=lambda f: (f[0] == SCHEMA_NAME, not _is_month_file(f[0]), f[0]))
+
+
+def _load_record(data_dir: Path, target: str) -> dict[str, list[Any]]:
+    try:
+        doc = json.loads((Path(data_dir) / UPLOADS_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(doc, dict) or doc.get("target") != target:
+        return {}  # uploads to another store or bucket tell nothing about this one
+    files = doc.get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def _save_record(data_dir: Path, target: str, files: dict[str, list[Any]]) -> None:
+    path = Path(data_dir) / UPLOADS_RECORD
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"target": target, "files": files}), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _upload_exports(store: ObjectStore, bucket: str, data_dir: Path,
+                    record: dict[str, list[Any]]) -> tuple[int, int, set[str]]:
+    """Upload the exports (month files only when changed); returns (uploaded, skipped, the
+    keys of every local export). `record` is updated in place."""
+    remote = store.list(bucket, EXPORTS_PREFIX)
+    uploaded = skipped = 0
+    keys = set()
+    for rel, path in _local_exports(data_dir):
+        key = EXPORTS_PREFIX + rel
+        keys.add(key)
+        st = path.stat()
+        known = record.get(rel)
+        sha = None
+        if _is_month_file(rel) and known and remote.get(key) == st.st_size == known[0]:
+            # unchanged since its upload: the same size and time, or rewritten with the
+            # same bytes (a publish rewrites the months on or after its earliest change)
+            sha = known[2] if known[1] == st.st_mtime_ns else _sha256(path)
+            if sha == known[2]:
+                skipped += 1
+                record[rel] = [st.st_size, st.st_mtime_ns, sha]
+                continue
+        sha = sha or _sha256(path)
+        store.put_file(bucket, key, path)
+        record[rel] = [st.st_size, st.st_mtime_ns, sha]
+        uploaded += 1
+        if uploaded == 1:
+            _stage("exports-started")
+    return uploaded, skipped, keys
+
+
+def _read_current(store: ObjectStore) -> dict[str, Any]:
+    bucket = store.settings.published_bucket
+    try:
+        raw = store.get_bytes(bucket, CURRENT_KEY)
+    except ObjectNotFoundError:
+        raise NoSnapshotError(
+            f"nothing published yet: no s3://{bucket}/{CURRENT_KEY} at {store.endpoint} "
+            "(the cluster's publisher writes it after its first publish)") from None
+    try:
+        doc = json.loads(raw)
+        if not (isinstance(doc, dict) and _KEY.match(str(doc.get("key")))
+                and _SHA.match(str(doc.get("sha256")))
+                and isinstance(doc.get("size"), int) and doc["size"] > 0):
+            raise ValueError("missing or malformed key, sha256 or size")
+    except ValueError as exc:
+        raise SnapshotCorruptError(
+            f"s3://{bucket}/{CURRENT_KEY} is not a valid snapshot record ({exc})") from None
+    return doc
+
+
+def read_current(settings: ClusterSettings) -> dict[str, Any]:
+    """CURRENT (reader key): {key, sha256, size, published_at, tables: {name: rows},
+    previous}. NoSnapshotError when nothing was published yet."""
+    return _read_current(ObjectStore(settings, writer=False))
+
+
+def warehouse_key(sha256: str, when: datetime | None = None) -> str:
+    when = (when or datetime.now(UTC)).astimezone(UTC)
+    return f"{WAREHOUSE_PREFIX}{when:%Y%m%dT%H%M%SZ}-{sha256[:16]}.duckdb"
+
+
+def publish_snapshot(data_dir: Path, settings: ClusterSettings, *,
+                     keep: int = KEEP_WAREHOUSES, locked: bool = False) -> SnapshotRecord:
+    """Copy the local published warehouse and its exports to the published bucket, CURRENT
+    last (module docstring). Holds the data directory's writer lock meanwhile, so no local
+    refresh replaces the files half-way (`locked=True`: the caller holds it already).
+
+    Raises NoWarehouseError when nothing was published locally, the object store's named
+    errors (objects.py) when an upload fails: CURRENT then still names the previous file."""
+    from gpucost.warehouse.publish import NoWarehouseError, serving_path, writer_lock
+
+    start = time.perf_counter()
+    settings.require("s3_endpoint", "writer_key", "writer_secret", "published_bucket")
+    data_dir = Path(data_dir)
+    serving = serving_path(data_dir)
+    if not serving.exists():
+        raise NoWarehouseError(f"no published warehouse at {serving}: nothing to snapshot")
+    store = ObjectStore(settings, writer=True)
+    bucket = settings.published_bucket
+    target = f"{store.endpoint}/{bucket}"
+    with nullcontext() if locked else writer_lock(data_dir):
+        size = serving.stat().st_size
+        sha = _sha256(serving)
+        tables = _table_rows(serving)
+        published_at = _published_at(data_dir, serving)
+        record = _load_record(data_dir, target)
+        uploaded, skipped, export_keys = _upload_exports(store, bucket, data_dir, record)
+        _save_record(data_dir, target, record)
+        _stage("exports-uploaded")
+
+        try:
+            previous: dict[str, Any] | None = _read_current(store)
+        except SnapshotError:
+            previous = None
+        if previous and previous["sha256"] == sha and previous["size"] == size \
+                and _object_size(store, bucket, previous["key"]) == size:
+            out = SnapshotRecord(previous["key"], sha, size, str(previous.get("published_at")),
+                                 previous.get("tables") or tables,
+                                 previous.get("previous"), created=False)
+        else:
+            key = warehouse_key(sha)
+            upload_start = time.perf_counter()
+            existing = _object_size(store, bucket, key)
+            if existing is None:
+                store.put_file(bucket, key, serving, progress=_first_chunk_stage())
+            elif existing != size:  # a key is never written over, whatever it holds
+                raise SnapshotCorruptError(
+                    f"s3://{bucket}/{key} exists with {existing} bytes, not {size}: not "
+                    "written over; CURRENT not changed")
+            # else: the same bytes published in the same second already: reused
+            uploaded_size = store.size(bucket, key)
+            if uploaded_size != size:
+                raise SnapshotCorruptError(
+                    f"s3://{bucket}/{key} holds {uploaded_size} bytes after the upload, the "
+                    f"local file {size}: CURRENT not changed")
+            out = SnapshotRecord(key, sha, size, published_at, tables,
+                                 previous["key"] if previous else None,
+                                 warehouse_upload_s=time.perf_counter() - upload_start)
+            _stage("warehouse-uploaded")
+            store.put_bytes(bucket, CURRENT_KEY,
+                            json.dumps(out.current(), indent=1).encode("utf-8"))
+            _stage("current-written")
+        out.exports_uploaded, out.exports_skipped = uploaded, skipped
+        # after the flip only: what no reader can be about to open any more
+        out.warehouses_deleted = _prune_warehouses(store, bucket, keep, out)
+        out.exports_deleted = _prune_exports(store, bucket, export_keys)
+        for rel in [r for r in record if EXPORTS_PREFIX + r not in export_keys]:
+            del record[rel]
+        _save_record(data_dir, target, record)
+    out.seconds = time.perf_counter() - start
+    return out
+
+
+def _first_chunk_stage() -> Any:
+    def progress(done: int) -> None:
+        if not fired:
+            fired.append(done)
+            _stage("warehouse-started")
+
+    fired: list[int] = []
+    return progress
+
+
+def _object_size(store: ObjectStore, bucket: str, key: str) -> int | None:
+    try:
+        return store.size(bucket, key)
+    except ObjectNotFoundError:
+        return None
+
+
+def _prune_warehouses(store: ObjectStore, bucket: str, keep: int,
+                      out: SnapshotRecord) -> list[str]:
+    """Delete warehouse objects beyond the newest `keep` (keys sort by time), never the one
+    CURRENT names (read again: the truth is the store's) nor its previous one."""
+    try:
+        now = _read_current(store)
+        protected = {now["key"], now.get("previous")}
+    except SnapshotError:
+        return []  # no readable CURRENT: delete nothing
+    protected |= {out.key, out.previous}
+    keys = sorted(k for k in store.list(bucket, WAREHOUSE_PREFIX) if _KEY.match(k))
+    old = keys[:-keep] if keep > 0 else keys
+    deleted = []
+    for key in old:
+        if key not in protected:
+            store.delete(bucket, key)
+            deleted.append(key)
+    return deleted
+
+
+def _prune_exports(store: ObjectStore, bucket: str, local_keys: set[str]) -> int:
+    """Delete exported objects the local publish no longer has (months a full rebuild
+    dropped, a single-file export replaced by month files)."""
+    if not local_keys:
+        return 0  # no local exports at all: never empty the bucket on that
+    stale = [k for k in store.list(bucket, EXPORTS_PREFIX) if k not in local_keys]
+    for key in stale:
+        store.delete(bucket, key)
+    return len(stale)
+
+
+def cache_dir_default() -> Path:
+    from gpucost.warehouse import data_dir
+
+    return data_dir() / CACHE_DIRNAME
+
+
+def fetch_current(settings: ClusterSettings,
+                  cache_dir: Path | None = None) -> tuple[Path, dict[str, Any]]:
+    """(local copy of CURRENT's warehouse, CURRENT): downloaded once per key into
+    `cache_dir` (default <data dir>/remote-cache), checked against CURRENT's sha256 and size;
+    a mismatch is SnapshotCorruptError and nothing is cached. Cached files other than the
+    current and the previous one are removed (an open connection keeps reading its file)."""
+    store = ObjectStore(settings, writer=False)
+    cache = Path(cache_dir) if cache_dir else cache_dir_default()
+    cache.mkdir(parents=True, exist_ok=True)
+    bucket = settings.published_bucket
+    current = _read_current(store)
+    for attempt in (1, 2):
+        local = cache / current["key"].rsplit("/", 1)[-1]
+        if local.is_file() and local.stat().st_size == current["size"]:
+            break  # keys are immutable: a file cached whole is valid forever
+        tmp = cache / f".part-{os.getpid()}-{os.urandom(4).hex()}-{local.name}"
+        try:
+            size, sha = store.download(bucket, current["key"], tmp)
+            if (size, sha) != (current["size"], current["sha256"]):
+                raise SnapshotCorruptError(
+                    f"s3://{bucket}/{current['key']} does not match CURRENT (sha256 "
+                    f"{sha[:16]}..., {size} bytes; CURRENT says {current['sha256'][:16]}..., "
+                    f"{current['size']} bytes): not cached")
+            os.replace(tmp, local)
+            break
+        except ObjectNotFoundError:
+            # CURRENT moved on twice since it was read and the key was pruned: read it anew
+            again = _read_current(store)
+            if attempt == 2 or again["key"] == current["key"]:
+                raise SnapshotCorruptError(
+                    f"CURRENT names s3://{bucket}/{current['key']}, which is not there"
+                ) from None
+            current = again
+        finally:
+            tmp.unlink(missing_ok=True)
+    _prune_cache(cache, {local.name, str(current.get("previous") or "").rsplit("/", 1)[-1]})
+    return local, current
+
+
+def _prune_cache(cache: Path, keep: set[str]) -> None:
+    now = time.time()
+    for path in cache.iterdir():
+        try:
+            if path.name.startswith(".part-"):
+                if now - path.stat().st_mtime > _PART_MAX_AGE_S:
+                    path.unlink(missing_ok=True)
+            elif path.suffix == ".duckdb" and path.name not in keep:
+                path.unlink(missing_ok=True)
+        except OSError as exc:  # another reader pruning at the same moment: harmless
+            print(f"note: cannot prune {path}: {exc}", file=sys.stderr)
+
+
+def open_current(settings: ClusterSettings, cache_dir: Path | None = None) -> Any:
+    """A read-only DuckDB connection (file access off, as open_published) to the warehouse
+    CURRENT names, from the local cache (fetch_current)."""
+    local, _ = fetch_current(settings, cache_dir)
+    return open_published(local)
+
+
+__all__ = [
+    "CURRENT_KEY", "KEEP_WAREHOUSES", "NoSnapshotError", "ObjectStoreError",
+    "SnapshotCorruptError", "SnapshotError", "SnapshotRecord", "fetch_current",
+    "open_current", "publish_snapshot", "read_current",
+]

@@ -1,0 +1,388 @@
+"""The published snapshot (cluster/snapshot.py) on the session's SeaweedFS: CURRENT names a
+whole warehouse object, readers open it from a cache, a new publish moves CURRENT while an
+old reader keeps reading, every reader sees the same numbers, and a publisher killed at any
+stage leaves CURRENT naming a whole, readable file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from gpucost.cluster.objects import ObjectStore, s3_filesystem, storage_options
+from gpucost.cluster.settings import ClusterSettings, write_settings
+from gpucost.cluster.snapshot import (
+    CURRENT_KEY,
+    PAUSE_ENV,
+    SnapshotCorruptError,
+    open_current,
+    publish_snapshot,
+    read_current,
+)
+from gpucost.warehouse.publish import open_published, serving_path
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+           "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "REAL")
+
+
+def _local_publish(data_dir: Path, n: int) -> None:
+    """Ingest a SkyPilot Lambda catalog whose H100 price is changed by `n` cents, observed
+    on 2026-03-01 + n days, and publish: a new local warehouse file each time."""
+    from gpucost.flows.pipeline import ingest_files
+
+    text = (FIXTURES / "skypilot" / "lambda_vms_tiny.csv").read_text(encoding="utf-8")
+    assert ",31.92," in text
+    feed = data_dir.parent / f"feed-{n}" / "lambda_vms.csv"  # the name tells the cloud
+    feed.parent.mkdir(exist_ok=True)
+    feed.write_text(text.replace(",31.92,", f",{31.92 + n / 100:.2f},"), encoding="utf-8")
+    outcomes, published = ingest_files(
+        "skypilot", [feed], observed_at=datetime(2026, 3, 1, tzinfo=UTC) + timedelta(days=n),
+        data_dir=data_dir, rebuild=True)
+    assert [o.status for o in outcomes] == ["replayed"] and published is not None, outcomes
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A local published warehouse with exports (two SkyPilot catalogs)."""
+    from gpucost.flows.pipeline import ingest_files
+
+    data = tmp_path_factory.mktemp("snapshot") / "data"
+    for name, day in (("gcp_vms_tiny.csv", 27), ("lambda_vms_tiny.csv", 28)):
+        ingest_files("skypilot", [FIXTURES / "skypilot" / name], data_dir=data, rebuild=False,
+                     observed_at=datetime(2026, 2, day, tzinfo=UTC))
+    _local_publish(data, 1)  # a price change: price_changes has rows, in two months
+    return data
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _rows(con: Any) -> dict[str, int]:
+    names = [r[0] for r in con.execute(
+        "select table_name from duckdb_tables() where database_name = current_database() "
+        "and schema_name = 'main' order by 1").fetchall()]
+    return {n: con.execute(f'select count(*) from "{n}"').fetchone()[0] for n in names}
+
+
+def _local_rows(data: Path) -> dict[str, int]:
+    con = open_published(serving_path(data))
+    try:
+        return _rows(con)
+    finally:
+        con.close()
+
+
+def _object_sha(cluster: ClusterSettings, key: str, tmp: Path) -> tuple[int, str]:
+    return ObjectStore(cluster, writer=False).download(cluster.published_bucket, key, tmp)
+
+
+def test_current_names_a_whole_copy_of_the_local_file(cluster: ClusterSettings, local: Path,
+                                                      tmp_path: Path) -> None:
+    record = publish_snapshot(local, cluster)
+    current = read_current(cluster)
+    assert current == record.current()
+    assert current["key"].startswith("warehouse/") and current["key"].endswith(".duckdb")
+    assert current["sha256"][:16] in current["key"]
+    local_file = serving_path(local)
+    assert _object_sha(cluster, current["key"], tmp_path / "copy") == (
+        local_file.stat().st_size, _sha(local_file))
+    assert current["tables"] == _local_rows(local) and current["tables"]["gpu_offers"] > 0
+    con = open_current(cluster, tmp_path / "cache")
+    try:
+        assert _rows(con) == current["tables"]
+        with pytest.raises(duckdb.PermissionException):  # file access off, as locally
+            con.execute("select * from read_csv('/etc/passwd')")
+        with pytest.raises(duckdb.Error):
+            con.execute("create table planted (x int)")
+    finally:
+        con.close()
+    # every export is there, byte for byte the size of the local one
+    store = ObjectStore(cluster, writer=False)
+    remote = store.list(cluster.published_bucket, "exports/")
+    exports = {p.relative_to(local / "exports").as_posix(): p.stat().st_size
+               for p in (local / "exports").rglob("*") if p.is_file()}
+    assert {k.removeprefix("exports/"): v for k, v in remote.items()} == exports
+    schema = json.loads(store.get_bytes(cluster.published_bucket, "exports/schema.json"))
+    assert schema["published_at"] == current["published_at"]
+
+
+def test_a_second_publish_moves_current_and_an_old_reader_keeps_reading(
+        cluster: ClusterSettings, local: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = publish_snapshot(local, cluster)
+    old = open_current(cluster, cache)
+    old_rows = _rows(old)
+    _local_publish(local, 2)
+    second = publish_snapshot(local, cluster)
+    try:
+        assert second.created and second.key != first.key and second.previous == first.key
+        current = read_current(cluster)
+        assert current["key"] == second.key and current["previous"] == first.key
+        assert current["sha256"] == _sha(serving_path(local))
+        new = open_current(cluster, cache)
+        try:
+            assert _rows(new) == current["tables"] == _local_rows(local)
+        finally:
+            new.close()
+        assert _rows(old) == old_rows  # the connection on the old cached file reads on
+        store = ObjectStore(cluster, writer=False)
+        assert store.exists(cluster.published_bucket, first.key)  # kept for such readers
+        assert sorted(p.name for p in cache.iterdir()) == sorted(
+            k.rsplit("/", 1)[1] for k in (first.key, second.key))
+    finally:
+        old.close()
+    # nothing changed locally: nothing new uploaded, CURRENT stays, the months are skipped
+    third = publish_snapshot(local, cluster)
+    assert (third.key, third.created) == (second.key, False)
+    months = [p for p in (local / "exports").rglob("months/*") if p.is_file()]
+    assert months and third.exports_skipped == len(months)
+    assert read_current(cluster)["key"] == second.key
+
+
+def test_old_warehouse_objects_go_after_the_flip_but_never_current_or_previous(
+        cluster: ClusterSettings, local: Path) -> None:
+    publish_snapshot(local, cluster)
+    current = read_current(cluster)
+    store = ObjectStore(cluster, writer=True)
+    bucket = cluster.published_bucket
+    older = [f"warehouse/2020010{i}T000000Z-{i:016x}.duckdb" for i in range(1, 8)]
+    for key in older:
+        store.put_bytes(bucket, key, b"an old warehouse")
+    record = publish_snapshot(local, cluster, keep=3)
+    left = set(store.list(bucket, "warehouse/"))
+    assert current["key"] in left
+    if current.get("previous"):
+        assert current["previous"] in left
+    assert set(record.warehouses_deleted) >= set(older[:-3]) - {current.get("previous")}
+    assert not left & set(record.warehouses_deleted)
+    assert len(left) <= 3 + 2  # the newest three, and CURRENT and its previous
+    for key in left & set(older):
+        store.delete(bucket, key)
+
+
+def test_a_mismatching_object_is_refused_and_not_cached(cluster: ClusterSettings,
+                                                        local: Path, tmp_path: Path) -> None:
+    publish_snapshot(local, cluster)
+    store = ObjectStore(cluster, writer=True)
+    bucket = cluster.published_bucket
+    good = store.get_bytes(bucket, CURRENT_KEY)
+    current = json.loads(good)
+    bogus = "warehouse/20200101T000000Z-00000000deadbeef.duckdb"
+    store.put_bytes(bucket, bogus, b"x" * current["size"])  # right size, wrong bytes
+    cache = tmp_path / "cache"
+    try:
+        store.put_bytes(bucket, CURRENT_KEY, json.dumps({**current, "key": bogus}).encode())
+        with pytest.raises(SnapshotCorruptError, match="does not match CURRENT"):
+            open_current(cluster, cache)
+        assert list(cache.iterdir()) == []  # nothing cached, no temporary left
+        store.put_bytes(bucket, CURRENT_KEY, b"{not json")
+        with pytest.raises(SnapshotCorruptError, match="not a valid snapshot record"):
+            read_current(cluster)
+    finally:
+        store.put_bytes(bucket, CURRENT_KEY, good)
+        store.delete(bucket, bogus)
+    con = open_current(cluster, cache)
+    con.close()
+
+
+def _sums(con: Any, tables: dict[str, Any]) -> dict[str, tuple[int, float | None]]:
+    out = {}
+    for name, (column, source) in tables.items():
+        expr = f'sum("{column}")::double' if column else "null"
+        out[name] = tuple(con.execute(f"select count(*), {expr} from {source}").fetchone())
+    return out
+
+
+def _agree(got: dict[str, tuple[int, float | None]],
+           expected: dict[str, tuple[int, float | None]]) -> list[str]:
+    """The marts whose rows or sums differ (sums within 1e-9: summation order differs)."""
+    bad = []
+    for name, (n, total) in expected.items():
+        other = got.get(name)
+        if other is None or other[0] != n or (total is None) != (other[1] is None) or (
+                total is not None and not math.isclose(total, other[1], rel_tol=1e-9,
+                                                       abs_tol=1e-9)):
+            bad.append(f"{name}: {other} != {(n, total)}")
+    return bad
+
+
+def test_every_reader_sees_the_same_numbers(cluster: ClusterSettings, local: Path,
+                                            tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """For every exported mart: rows and the sum of a numeric column agree between the local
+    published file, pandas/pyarrow over s3fs, DuckDB 2.0 over s3fs (register_filesystem:
+    no httpfs), and `gpucost sql --remote`."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from gpucost.flows.cli import main
+    from gpucost.flows.sqlcli import EXIT_OK
+
+    publish_snapshot(local, cluster)
+    schema = json.loads((local / "exports" / "schema.json").read_text(encoding="utf-8"))
+    bucket = cluster.published_bucket
+    marts: dict[str, tuple[str | None, str]] = {}  # name -> (numeric column, parquet path)
+    for name, entry in schema["tables"].items():
+        column = next((c["name"] for c in entry["columns"]
+                       if str(c["type"]).split("(")[0] in NUMERIC or
+                       str(c["type"]).startswith("DECIMAL")), None)
+        marts[name] = (column, f"s3://{bucket}/exports/{entry['files']['parquet']}")
+    assert "price_history" in marts and marts["price_history"][1].endswith("months/*.parquet")
+
+    local_con = open_published(serving_path(local))
+    try:
+        expected = _sums(local_con, {n: (c, f'"{n}"') for n, (c, _) in marts.items()})
+    finally:
+        local_con.close()
+    assert {n: v[0] for n, v in expected.items()} == {
+        n: e["row_count"] for n, e in schema["tables"].items()}
+
+    assert expected["price_changes"][0] > 0 and expected["price_history"][0] > 0
+    # DuckDB 2.0 with the s3fs filesystem registered (globs included)
+    con = duckdb.connect()
+    con.register_filesystem(s3_filesystem(cluster))
+    try:
+        assert not _agree(_sums(con, {n: (c, f"read_parquet('{p}')")
+                                      for n, (c, p) in marts.items()}), expected)
+    finally:
+        con.close()
+
+    # pandas over s3fs (storage_options) for a file; pyarrow over the s3fs filesystem for
+    # the month files of a partitioned mart (its folder holds the CSV months too)
+    fs = s3_filesystem(cluster)
+    via_pandas = {}
+    for name, (column, path) in marts.items():
+        if "*" in path:
+            frame = pq.read_table(fs.glob(path), filesystem=fs).to_pandas()
+        else:
+            frame = pd.read_parquet(path, storage_options=storage_options(cluster))
+        values = frame[column].dropna() if column else frame.iloc[:0, :0]
+        via_pandas[name] = (len(frame), float(values.astype(float).sum())
+                            if column and len(values) else None)
+    assert not _agree(via_pandas, expected)
+    # a single file with the s3fs filesystem object itself
+    latest = pd.read_parquet(f"s3://{bucket}/exports/price_history/latest.parquet",
+                             filesystem=fs)
+    assert 0 < len(latest) <= expected["price_history"][0]
+
+    # gpucost sql --remote, with a cluster.json as a reader machine would have
+    config = write_settings(cluster, tmp_path / "cluster.json")
+    monkeypatch.setenv("GPUCOST_CLUSTER_CONFIG", str(config))
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path / "reader"))
+    query = " union all ".join(
+        f"select '{n}' as t, count(*) as n, "
+        + (f'sum("{c}")::double' if c else "null::double") + f' as s from "{n}"'
+        for n, (c, _) in marts.items())
+    capsys.readouterr()
+    assert main(["sql", "--remote", query, "--format", "json"]) == EXIT_OK
+    via_cli = {r["t"]: (r["n"], r["s"]) for r in json.loads(capsys.readouterr().out)}
+    assert not _agree(via_cli, expected)
+    assert (tmp_path / "reader" / "remote-cache").is_dir()
+
+
+def test_sql_remote_says_why_it_cannot_read(cluster: ClusterSettings, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from dataclasses import replace
+
+    from gpucost.cluster.settings import FIELDS
+    from gpucost.flows.cli import main
+    from gpucost.flows.sqlcli import EXIT_FAILED
+
+    for env in FIELDS.values():
+        monkeypatch.delenv(env, raising=False)
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path / "reader"))
+    cases = [
+        (tmp_path / "absent.json", "cluster settings missing: s3_endpoint"),
+        (write_settings(replace(cluster, s3_endpoint="http://127.0.0.1:9"),
+                        tmp_path / "down.json"), "is unavailable"),
+        (write_settings(replace(cluster, reader_secret="wrong-secret-" + "7" * 10),
+                        tmp_path / "denied.json"), "access denied to the reader key"),
+    ]
+    for config, expected in cases:
+        monkeypatch.setenv("GPUCOST_CLUSTER_CONFIG", str(config))
+        capsys.readouterr()
+        assert main(["sql", "--remote", "select 1"]) == EXIT_FAILED
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and expected in err, err
+        assert err.count("\n") == 1 and cluster.reader_secret not in err
+
+
+# -- a publisher killed at each stage -------------------------------------------------------
+
+_PUBLISHER = """
+import sys
+from pathlib import Path
+from gpucost.cluster.settings import load_settings
+from gpucost.cluster.snapshot import publish_snapshot
+record = publish_snapshot(Path(sys.argv[1]), load_settings())
+print("done", record.key, flush=True)
+"""
+
+
+def _kill_at(stage: str, data: Path, config: Path) -> None:
+    env = {**os.environ, PAUSE_ENV: stage, "GPUCOST_CLUSTER_CONFIG": str(config)}
+    proc = subprocess.Popen([sys.executable, "-c", _PUBLISHER, str(data)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        assert line.strip() == f"snapshot paused at {stage}", (
+            line, proc.stderr.read() if proc.poll() is not None and proc.stderr else "")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+
+
+def _assert_current_whole(cluster: ClusterSettings, tmp: Path) -> dict[str, Any]:
+    """CURRENT names an object whose bytes are its sha256 and size, which opens and holds
+    every table with the rows CURRENT lists."""
+    current = read_current(cluster)
+    size, sha = _object_sha(cluster, current["key"], tmp / "check.duckdb")
+    assert (size, sha) == (current["size"], current["sha256"])
+    con = open_current(cluster, tmp / "cache")
+    try:
+        assert _rows(con) == current["tables"]
+    finally:
+        con.close()
+    return current
+
+
+def test_a_publisher_killed_at_any_stage_leaves_current_whole(
+        cluster: ClusterSettings, local: Path, tmp_path: Path) -> None:
+    publish_snapshot(local, cluster)
+    before = _assert_current_whole(cluster, tmp_path)
+    _local_publish(local, 3)  # a new local file: every run below uploads a new key
+    new_sha = _sha(serving_path(local))
+    assert new_sha != before["sha256"]
+    config = write_settings(cluster, tmp_path / "cluster.json")
+    store = ObjectStore(cluster, writer=False)
+
+    def uploaded() -> list[str]:
+        return [k for k in store.list(cluster.published_bucket, "warehouse/")
+                if new_sha[:16] in k]
+
+    for stage in ("exports-started", "exports-uploaded", "warehouse-started"):
+        _kill_at(stage, local, config)
+        assert _assert_current_whole(cluster, tmp_path)["key"] == before["key"], stage
+        assert uploaded() == [], stage  # an unfinished multipart upload is no object
+    _kill_at("warehouse-uploaded", local, config)
+    assert _assert_current_whole(cluster, tmp_path)["key"] == before["key"]
+    assert len(uploaded()) == 1  # whole, but not named: a later publish prunes it
+    _kill_at("current-written", local, config)
+    after = _assert_current_whole(cluster, tmp_path)
+    assert after["sha256"] == new_sha and after["previous"] == before["key"]
+    # the next publish (nothing changed locally) finishes the pruning and keeps CURRENT
+    record = publish_snapshot(local, cluster)
+    assert (record.key, record.created) == (after["key"], False)
