@@ -108,9 +108,17 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
     for name in args.source or []:
         sources.get(name)  # unknown: exit 2 (main)
-    settings = load_settings(Path(args.dir) / "cluster.json" if args.dir else config_path())
-    flows.deploy(settings)
-    run = flows.run_cluster_refresh(args.source, batches=args.batches, settings=settings)
+    try:
+        settings = load_settings(Path(args.dir) / "cluster.json" if args.dir
+                                 else config_path()).require(
+            "prefect_api_url", "s3_endpoint", "writer_key", "writer_secret", "postgres_url")
+        flows.deploy(settings)
+        run = flows.run_cluster_refresh(args.source, batches=args.batches, settings=settings)
+    except Exception as exc:  # not configured, Prefect server gone...: one named line
+        from gpucost.catalog.secrets import redact
+
+        print(f"error: {type(exc).__name__}: {one_line(redact(str(exc)))}", file=sys.stderr)
+        return EXIT_FAILED
     for r in run.fetch_runs:
         print(safe(f"fetch run {r['id']}  {r['state']:<9}  {', '.join(r['sources'])}"))
     print(safe(f"publish run {run.publish_run.get('id')}  {run.publish_run.get('state')}  "
