@@ -7,6 +7,7 @@ from pathlib import Path
 
 NOTES = re.compile(r"<!-- notes -->.*?<!-- /notes -->", re.S)
 OFFERS = re.compile(r"<!-- offers-in-force:start -->.*?<!-- offers-in-force:end -->", re.S)
+CLUSTER = re.compile(r"<!-- cluster:start -->.*?<!-- cluster:end -->", re.S)
 
 
 def _f(x: float, digits: int = 2) -> str:
@@ -109,9 +110,11 @@ def write_results(r: dict, out: Path) -> None:
                   "offline (no source reachable), `make refresh` against "
                   "`gpucost refresh --no-prefect`. Then what a flow run and a task run cost.",
                   "", markdown(o)]
-    # the section `make bench-offers` writes (benchmarks/offers.py) is kept as it is
-    kept = OFFERS.search(old)
-    if kept:
-        lines += ["", kept.group(0)]
+    # the sections `make bench-offers` and `make bench-cluster` write (benchmarks/offers.py,
+    # benchmarks/cluster.py) are kept as they are
+    for section in (OFFERS, CLUSTER):
+        kept = section.search(old)
+        if kept:
+            lines += ["", kept.group(0)]
     lines += ["", "## Notes", "", notes, ""]
     out.write_text("\n".join(lines), encoding="utf-8")

@@ -232,11 +232,17 @@ def _error_of(marker: dict[str, Any]) -> BaseException:
     return cls(str(marker.get("error") or ""))
 
 
+def _payload(objects: Any, settings: ClusterSettings, key: str) -> Payload:
+    """A payload object as the loader takes it (its URL names the object)."""
+    return Payload(name=key.rsplit("/", 1)[-1], content=objects.get_bytes(settings.raw_bucket, key),
+                   url=f"s3://{settings.raw_bucket}/{key}", ext=key.rsplit(".", 1)[-1])
+
+
 def apply_markers(data_dir: Path, settings: ClusterSettings) -> dict[str, int]:
     """Load every marker not applied yet into the publisher's raw.duckdb (the payload objects
     through the usual loader; a failed marker as a recorded failure). Idempotent: a marker is
     applied once (cluster_applied), and a payload already loaded adds nothing anyway."""
-    from gpucost.cluster.objects import ObjectStore
+    from gpucost.cluster.objects import ObjectNotFoundError, ObjectStore
     from gpucost.cluster.shared_raw import SharedRaw
     from gpucost.warehouse.store import RawStore
 
@@ -265,20 +271,23 @@ def apply_markers(data_dir: Path, settings: ClusterSettings) -> dict[str, int]:
                 continue
             started = pipeline.now()
             fetched_at = marker["fetched_at"]
+            error: BaseException | None = None
             if marker["status"] == "ok" and marker.get("payload_keys"):
-                payloads = []
-                for key in str(marker["payload_keys"]).split(";"):
-                    content = objects.get_bytes(settings.raw_bucket, key)
-                    payloads.append(Payload(name=key.rsplit("/", 1)[-1], content=content,
-                                            url=f"s3://{settings.raw_bucket}/{key}",
-                                            ext=key.rsplit(".", 1)[-1]))
-                pipeline.load_live(store, con, run_id=run_id, source=name,
-                                   fetched=Fetched(payloads), started_at=started,
-                                   fetched_at=fetched_at)
-                counts["ok"] += 1
+                try:
+                    payloads = [_payload(objects, settings, key)
+                                for key in str(marker["payload_keys"]).split(";")]
+                except ObjectNotFoundError as exc:  # deleted since: this source's failure
+                    error = exc
+                else:
+                    pipeline.load_live(store, con, run_id=run_id, source=name,
+                                       fetched=Fetched(payloads), started_at=started,
+                                       fetched_at=fetched_at)
+                    counts["ok"] += 1
             else:
+                error = _error_of(marker)
+            if error is not None:
                 pipeline.record_fetch_failure(store, con, run_id=run_id, source=name,
-                                              error=_error_of(marker), started_at=started,
+                                              error=error, started_at=started,
                                               stream=marker.get("stream"))
                 counts["failed"] += 1
             con.execute("insert into cluster_applied values (?, ?, ?) on conflict do nothing",
