@@ -12,7 +12,7 @@ for tests and local trials.
   refresh every source (or --source ...) fetched in --batches runs of the fetch deployment on
           the fetcher pool, then one run of the publish deployment (cluster/flows.py); the
           deployments are registered (again) first. Exit 0 when the publish completed, 1 when
-          it did not; 3 when it did but a fetch run failed.
+          it did not; 3 when it did but a fetch run failed (or, with --strict, a source).
 """
 
 from __future__ import annotations
@@ -121,13 +121,21 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     for r in run.fetch_runs:
         print(safe(f"fetch run {r['id']}  {r['state']:<9}  {', '.join(r['sources'])}"))
+    width = max((len(s) for s in run.sources), default=0)
+    for name, (status, rows, error) in sorted(run.sources.items()):
+        detail = (f"{rows} rows" if status == "ok" else "same payload as before"
+                  if status == "unchanged" else one_line(error or "its fetch run failed"))
+        print(safe(f"  {name:<{width}}  {status:<9}  {detail}"))
     print(safe(f"publish run {run.publish_run.get('id')}  {run.publish_run.get('state')}  "
                f"({run.seconds:.1f} s in all)"))
+    print(safe(run.verdict()))
     if not run.ok:
         print("NOT published: the publish run did not complete (its logs are on the Prefect "
               f"server, {settings.prefect_api_url})")
         return EXIT_FAILED
-    return 3 if any(r["state"] != "COMPLETED" for r in run.fetch_runs) else EXIT_OK
+    failed = any(r["state"] != "COMPLETED" for r in run.fetch_runs) or (
+        args.strict and any(v[0] == "failed" for v in run.sources.values()))
+    return 3 if failed else EXIT_OK
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -154,4 +162,5 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--source", action="append", help="only this source (repeatable)")
     r.add_argument("--batches", type=int, default=3, choices=range(1, 65), metavar="N",
                    help="fetch runs to split the sources into (default 3)")
+    r.add_argument("--strict", action="store_true", help="exit 3 when any source failed")
     r.set_defaults(func=cmd_refresh)

@@ -385,10 +385,52 @@ class ClusterRun:
     fetch_runs: list[dict[str, Any]] = field(default_factory=list)  # id, worker state, sources
     publish_run: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    # source -> (status, rows, error): ok / failed from this refresh's markers; a source whose
+    # fetch run completed without a marker fetched the bytes it had already loaded: unchanged
+    sources: dict[str, tuple[str, int, str | None]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return self.publish_run.get("state") == "COMPLETED"
+
+    def verdict(self) -> str:
+        """One line, as the embedded refresh ends: "9 of 12 sources refreshed (2 unchanged);
+        3 failed (HttpStatusError, UnreachableError)"."""
+        n = len(self.sources)
+        done = [s for s, (status, _, _) in self.sources.items() if status in ("ok", "unchanged")]
+        same = [s for s, (status, _, _) in self.sources.items() if status == "unchanged"]
+        failed = {s: e for s, (status, _, e) in self.sources.items() if status == "failed"}
+        parts = [f"{len(done)} of {n} sources refreshed"
+                 + (f" ({len(same)} unchanged)" if same else "")]
+        if failed:
+            kinds = sorted({(e or "error").split(":")[0] for e in failed.values()})
+            parts.append(f"{len(failed)} failed ({', '.join(kinds)})")
+        lost = [s for s, (status, _, _) in self.sources.items() if status == "no_run"]
+        if lost:
+            parts.append(f"{len(lost)} not fetched (their fetch run did not complete)")
+        parts.append("published" if self.ok else "NOT published (the previous snapshot stays)")
+        return "; ".join(parts)
+
+
+def _sources_of(run: ClusterRun, settings: ClusterSettings, since: datetime) -> None:
+    """Fill run.sources from the shared raw layer's markers of this refresh's fetch runs."""
+    from gpucost.cluster.shared_raw import SharedRaw
+
+    ids = {r["id"] for r in run.fetch_runs}
+    markers = [m for m in SharedRaw(settings, writer=False).markers(since=since)
+               if m["run_id"] in ids]
+    for r in run.fetch_runs:
+        for name in r["sources"]:
+            mine = [m for m in markers if m["source"] == name]
+            failed = [m for m in mine if m["status"] == "failed"]
+            if failed:
+                m = failed[0]
+                run.sources[name] = ("failed", 0, f"{m['error_type']}: {m['error']}")
+            elif mine:
+                run.sources[name] = ("ok", sum(int(m["rows"] or 0) for m in mine), None)
+            else:
+                run.sources[name] = (("unchanged" if r["state"] == "COMPLETED" else "no_run"),
+                                     0, None)
 
 
 def _wait(run_ids: list[Any], timeout_s: float) -> dict[str, Any]:
@@ -421,7 +463,7 @@ def run_cluster_refresh(names: list[str] | None = None, batches: int = DEFAULT_B
 
     settings = settings or load_settings()
     _use_api(settings)
-    start = time.perf_counter()
+    start, started_at = time.perf_counter(), now()
     job = {"env": dict(env)} if env else None
     groups = batches_of(names or pipeline.source_names(), batches)
     runs = [run_deployment(FETCH_DEPLOYMENT, parameters={"sources": g}, timeout=0,
@@ -432,6 +474,7 @@ def run_cluster_refresh(names: list[str] | None = None, batches: int = DEFAULT_B
         final = finished.get(str(run.id))
         out.fetch_runs.append({"id": str(run.id), "sources": group,
                                "state": final.state.type.value if final else "TIMED_OUT"})
+    _sources_of(out, settings, started_at - timedelta(minutes=5))
     pub = run_deployment(PUBLISH_DEPLOYMENT, timeout=timeout_s, job_variables=job,
                          as_subflow=False)
     out.publish_run = {"id": str(pub.id), "state": pub.state.type.value if pub.state else ""}

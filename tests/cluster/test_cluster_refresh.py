@@ -76,6 +76,7 @@ def _markers(settings, runs):  # type: ignore[no-untyped-def]
 def test_twelve_sources_three_batches_two_workers(cluster, refreshed) -> None:  # type: ignore[no-untyped-def]
     run, _, _ = refreshed
     assert [r["state"] for r in run.fetch_runs] == ["COMPLETED"] * 3
+    assert run.verdict() == "11 of 12 sources refreshed; 1 failed (HttpStatusError); published"
     assert sorted(s for r in run.fetch_runs for s in r["sources"]) == sorted(TWELVE)
     markers = _markers(cluster, run.fetch_runs)
     # one marker per source, each with its own id
@@ -129,6 +130,8 @@ def test_the_publish_happens_and_readers_see_it(cluster, refreshed) -> None:  # 
 
 def test_fetching_the_same_bytes_again_adds_no_rows(cluster, refreshed) -> None:  # type: ignore[no-untyped-def]
     _, second, _ = refreshed
+    assert second.verdict() == ("11 of 12 sources refreshed (11 unchanged); 1 failed "
+                                "(HttpStatusError); published")
     markers = _markers(cluster, second.fetch_runs)
     # only the failing source writes a marker again: every other payload is unchanged
     assert {m["source"] for m in markers} == {FAILING}, markers
