@@ -13,12 +13,17 @@
   like a model is refused (NameClashError) rather than read as a false dependency. Ties in
   the topological order are broken by name, so runs are deterministic.
 - `checks/*.sql` return offending rows; any row fails the build (CheckFailedError).
+- One template, `{{ union_all('stg_*__specs') }}`: the models whose names match the pattern,
+  sorted, as `select * from a union all by name select * from b ...` (expanded before the
+  dependencies are read). A new spec source is then one staging file (and its row in
+  catalog/spec_source_precedence.csv), with no edit to the model that unions them.
 
 This module imports nothing of ours but duckdb.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import heapq
 import re
 import time
@@ -46,6 +51,7 @@ _ALIAS = re.compile(r"\b(?:from|join)\s+[a-z_][a-z0-9_.]*(?:\s*\([^()]*\))?\s+(?
                     r"([a-z_][a-z0-9_]*)")
 # an intermediate model whose SQL holds the line `-- materialized: view` is a temp view
 _AS_VIEW = re.compile(r"^--\s*materialized:\s*view\s*$", re.M)
+_UNION_ALL = re.compile(r"\{\{\s*union_all\(\s*'([a-z0-9_*?]+)'\s*\)\s*\}\}")
 _MACRO_HEAD = re.compile(r"^\s*create\s+(?:or\s+replace\s+)?macro\s+([a-z_][a-z0-9_]*)\s*\(")
 
 
@@ -99,6 +105,17 @@ def local_names(sql: str) -> set[str]:
     return set(_CTE.findall(text)) | set(_ALIAS.findall(text))
 
 
+def expand_union_all(sql: str, names: set[str], where: Path | str = "") -> str:
+    """`{{ union_all('pattern') }}` -> the union of the models matching it (see above)."""
+    def union(match: re.Match[str]) -> str:
+        matched = sorted(n for n in names if fnmatch.fnmatchcase(n, match.group(1)))
+        if not matched:
+            raise ModelError(f"{where}: union_all('{match.group(1)}') matches no model")
+        return "\n    union all by name\n    ".join(f"select * from {n}" for n in matched)
+
+    return _UNION_ALL.sub(union, sql)
+
+
 def discover(models_dir: Path = MODELS_DIR) -> dict[str, Model]:
     """Read every model file and find its dependencies from its SQL."""
     found: dict[str, tuple[str, Path, str]] = {}
@@ -108,6 +125,9 @@ def discover(models_dir: Path = MODELS_DIR) -> dict[str, Model]:
             if name in found:
                 raise ModelError(f"model name {name!r} defined twice: {found[name][1]} and {path}")
             found[name] = (layer, path, path.read_text(encoding="utf-8"))
+    for name, (layer, path, sql) in found.items():
+        if "{{" in sql:
+            found[name] = (layer, path, expand_union_all(sql, set(found) - {name}, path))
     models = {}
     for name, (layer, path, sql) in found.items():
         clash = sorted((local_names(sql) & found.keys()) - {name})

@@ -17,6 +17,8 @@ CURATED_TABLES = (
     "accelerators",
     # per-cell provenance of accelerators.csv (issue 14): source, document, verification level
     "accelerator_spec_sources",
+    # which spec source wins a cell, and which metrics each may fill (int_spec_source_precedence)
+    "spec_source_precedence",
     "aliases",
     "reference_prices",
     "assumptions",

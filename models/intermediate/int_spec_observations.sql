@@ -14,15 +14,9 @@ with
 
 observations as (
 
-    select * from stg_epoch__specs
-    union all by name
-    select * from stg_techpowerup__specs
-    union all by name
-    select * from stg_wikipedia__specs
-    union all by name
-    select * from stg_rocm__specs
-    union all by name
-    select * from stg_mlperf__specs
+    -- every spec source's staging model, models/staging/stg_<source>__specs.sql (the runner
+    -- expands the template: a new source adds its file, not a line here)
+    {{ union_all('stg_*__specs') }}
 
 ),
 

@@ -1,7 +1,8 @@
 -- one row per spec source: its rank in the reconciliation (1 wins) and which metrics it may
 -- supply to the `accelerators` mart when a higher-ranked source leaves the cell empty.
 --
--- The documented order (docs: README "Spec sources and reconciliation"):
+-- The order is data: catalog/spec_source_precedence.csv (one row per source, with why);
+-- today (docs: README "Spec sources and reconciliation"):
 --   1 curated      catalog/accelerators.csv, typed from vendor datasheets (dense figures)
 --   2 rocm         AMD's own documentation tables (vendor text)
 --   3 mlperf       vendor-submitted MLPerf system descriptions
@@ -22,12 +23,4 @@ select
     precedence.source_rank,
     precedence.source_tier,
     precedence.fills
-from (
-    values
-        ('curated', 1, 'vendor datasheets, curated', 'all'),
-        ('rocm', 2, 'vendor documentation', 'all'),
-        ('mlperf', 3, 'vendor-submitted system descriptions', 'descriptive'),
-        ('epoch', 4, 'curated secondary dataset', 'descriptive'),
-        ('wikipedia', 5, 'encyclopedia tables', 'descriptive'),
-        ('techpowerup', 6, 'GPU database (shader rates)', 'descriptive')
-) as precedence (source, source_rank, source_tier, fills)
+from stg_curated__spec_source_precedence as precedence

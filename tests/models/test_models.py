@@ -788,3 +788,45 @@ def test_column_aliases_and_other_local_names_are_fine(tmp_path):
     models = runner.discover(models_dir)
     assert models["report"].depends_on == {"stg_a"}
     assert runner.local_names(models["report"].sql) == {"base", "b", "s"}
+
+
+def test_union_all_template_unions_every_matching_model(tmp_path):
+    """A new spec source is one staging file: the model that unions them names a pattern."""
+    models_dir = write_models(
+        tmp_path / "models",
+        {
+            "staging/stg_a__specs.sql": "select 1 as v",
+            "staging/stg_b__specs.sql": "select 2 as v",
+            "staging/stg_c__prices.sql": "select 3 as v",
+            "marts/all_specs.sql": "select * from (\n    {{ union_all('stg_*__specs') }}\n)",
+        },
+    )
+    model = runner.discover(models_dir)["all_specs"]
+    assert model.depends_on == {"stg_a__specs", "stg_b__specs"}
+    con = duckdb.connect()
+    runner.build(con, models_dir)
+    assert con.execute("select v from all_specs order by v").fetchall() == [(1,), (2,)]
+    (models_dir / "staging" / "stg_d__specs.sql").write_text("select 4 as v", encoding="utf-8")
+    runner.build(con, models_dir)
+    assert con.execute("select v from all_specs order by v").fetchall() == [(1,), (2,), (4,)]
+
+
+def test_union_all_matching_nothing_is_named(tmp_path):
+    models_dir = write_models(
+        tmp_path / "models", {"marts/none.sql": "{{ union_all('stg_*__nothing') }}"})
+    with pytest.raises(runner.ModelError, match="matches no model"):
+        runner.discover(models_dir)
+
+
+def test_every_spec_staging_model_has_a_precedence_row():
+    """catalog/spec_source_precedence.csv ranks every spec source (stg_<source>__specs.sql)
+    and the curated catalog, once each, ranks 1..n; a source without a row would rank last
+    and fill nothing."""
+    with (CATALOG_DIR / "spec_source_precedence.csv").open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    staged = {p.stem.removeprefix("stg_").removesuffix("__specs")
+              for p in (runner.MODELS_DIR / "staging").glob("stg_*__specs.sql")}
+    assert {r["source"] for r in rows} == staged | {"curated"}
+    assert sorted(int(r["source_rank"]) for r in rows) == list(range(1, len(rows) + 1))
+    assert {r["fills"] for r in rows} <= {"all", "descriptive"}
+    assert all(r["why"] for r in rows)

@@ -232,3 +232,23 @@ def test_coverage_offers_and_uncatalogued(con):
     assert got["mi300x"] == ("epoch", None, 0, 192.0, True)
     assert got["b200"] == (None, "skypilot", 1, None, True)
     assert "h100sxm" not in got and "h100" not in got
+
+
+def test_the_precedence_is_a_csv_row(tmp_path):
+    """catalog/spec_source_precedence.csv decides who wins: ranking TechPowerUp above Epoch
+    there (no SQL edit) makes its 1,400 W the H100's TDP when the curated cell is empty
+    (the test above: Epoch's 700 W wins at the shipped ranks)."""
+    catalog = _edit_catalog(tmp_path / "catalog", "accelerators", {H100: {"tdp_w": ""}},
+                            key="accelerator_id")
+    precedence = catalog / "spec_source_precedence.csv"
+    text = precedence.read_text(encoding="utf-8")
+    text = text.replace("\nepoch,4,", "\nepoch,6,").replace("\ntechpowerup,6,",
+                                                             "\ntechpowerup,4,")
+    precedence.write_text(text, encoding="utf-8")
+    con = _build(tmp_path, catalog)
+    try:
+        row = _rows(con, "select tdp_w, tdp_w_source from accelerators "
+                         "where accelerator_id = ?", [H100])[0]
+    finally:
+        con.close()
+    assert row == (1400.0, "techpowerup")
