@@ -17,6 +17,7 @@ import sys
 from datetime import date, datetime
 from typing import Any
 
+from gpucost.catalog.names import name_key
 from gpucost.flows.options import fraction, positive
 from gpucost.flows.terminal import one_line, safe
 
@@ -252,10 +253,6 @@ def _rows(con: Any, sql: str, params: dict[str, Any] | None = None) -> list[dict
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
-
-
 def resolve_accelerator(con: Any, name: str) -> dict[str, Any]:
     """The one accelerator a spelling names, by the SQL macro resolve_accelerator (the same
     resolver as `gpucost offers`): an exact id, catalog name or alias, else a unique family
@@ -271,7 +268,7 @@ def resolve_accelerator(con: Any, name: str) -> dict[str, Any]:
                             f"accelerators: {listed}; give one of them (its id or name)")
     near = _rows(con, "select distinct accelerator_id from accelerator_aliases "
                       "where alias_key like '%' || $key || '%' order by 1 limit 8",
-                 {"key": _key(name)})
+                 {"key": name_key(name)})
     hint = f"; did you mean one of: {', '.join(r['accelerator_id'] for r in near)}" if near else ""
     raise EstimateError(f"unknown accelerator {name!r}{hint}")
 

@@ -35,13 +35,13 @@ from __future__ import annotations
 
 import csv
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from gpucost.catalog import CATALOG_DIR
+from gpucost.catalog.names import name_key
 from gpucost.catalog.records import PriceObservation, Reject
 from gpucost.catalog.sources.base import read_gpu_count
 
@@ -56,13 +56,7 @@ JUMP_FACTOR = 5.0
 # half cards, Alibaba's A10*1/3 (SkyPilot); any other provider's count is whole
 FRACTIONAL_GPU_PROVIDERS = frozenset({"aws", "azure", "gcp", "runpod", "vast", "alicloud"})
 
-_NON_KEY = re.compile(r"[^a-z0-9]")
-
 OfferKey = tuple[str, str, str, str, str, str]  # source, provider, sku, region, model, os
-
-
-def alias_key(text: str | None) -> str:
-    return _NON_KEY.sub("", (text or "").lower())
 
 
 def offer_key(source: str, obs: PriceObservation) -> OfferKey:
@@ -82,7 +76,7 @@ class Gates:
         gates = cls()
         with (catalog_dir / "aliases.csv").open(newline="", encoding="utf-8") as fh:
             for row in csv.DictReader(fh):
-                key = alias_key(row.get("alias"))
+                key = name_key(row.get("alias"))
                 acc = (row.get("accelerator_id") or "").strip()
                 kind = (row.get("kind") or "").strip().lower()
                 if not key or not acc or not kind:
@@ -102,7 +96,7 @@ class Gates:
         for kind, scope, text in (("sku", prov, sku), ("sku", "", sku),
                                   ("gpu_name", prov, gpu_name_raw),
                                   ("gpu_name", "", gpu_name_raw)):
-            key = alias_key(text)
+            key = name_key(text)
             if key and (acc := self.aliases.get((kind, scope, key))):
                 return acc
         return None

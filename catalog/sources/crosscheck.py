@@ -41,6 +41,7 @@ import json
 import re
 from typing import Any
 
+from gpucost.catalog.names import name_key
 from gpucost.catalog.records import (
     ParseError,
     ParseResult,
@@ -90,7 +91,7 @@ _NOT_OFFERED = {"", "-", "—", "n/a", "na", "none", "null"}
 
 def provider_id(name: str) -> str:
     key = " ".join(name.split()).lower()
-    return PROVIDER_IDS.get(key) or re.sub(r"[^a-z0-9]", "", key)
+    return PROVIDER_IDS.get(key) or name_key(key)
 
 
 def _parts(ctx: FetchContext) -> list[Part]:

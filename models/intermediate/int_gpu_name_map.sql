@@ -61,8 +61,8 @@ keyed as (
 
     select
         names.*,
-        regexp_replace(lower(names.sku), '[^a-z0-9]', '', 'g') as sku_key,
-        regexp_replace(lower(names.gpu_name_raw), '[^a-z0-9]', '', 'g') as gpu_name_key
+        name_key(names.sku) as sku_key,
+        name_key(names.gpu_name_raw) as gpu_name_key
     from names
 
 ),

@@ -211,7 +211,7 @@ final as (
         and systems.system = results.system
     left join accelerator_names
         on accelerator_names.alias_key
-            = regexp_replace(lower(systems.accelerator_name_raw), '[^a-z0-9]', '', 'g')
+            = name_key(systems.accelerator_name_raw)
     left join fetches
         on fetches.fetch_id = results.fetch_id
     left join rounds

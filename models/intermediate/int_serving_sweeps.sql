@@ -113,7 +113,7 @@ final as (
     from resolved
     left join accelerator_names
         on accelerator_names.alias_key
-            = regexp_replace(lower(resolved.accelerator_name), '[^a-z0-9]', '', 'g')
+            = name_key(resolved.accelerator_name)
 
 )
 

@@ -51,7 +51,7 @@ in_force as (
     select
         observations.*,
         fetches_in_force.stream,
-        regexp_replace(lower(observations.accelerator_name_raw), '[^a-z0-9]', '', 'g')
+        name_key(observations.accelerator_name_raw)
             as name_key
     from observations
     inner join fetches_in_force

@@ -191,7 +191,7 @@ final as (
         and systems.system = scored.system
     left join accelerator_names
         on accelerator_names.alias_key
-            = regexp_replace(lower(systems.accelerator_name_raw), '[^a-z0-9]', '', 'g')
+            = name_key(systems.accelerator_name_raw)
 
 )
 

@@ -24,7 +24,7 @@ args as (
     select
         cast(gpu_hours as double) as arg_gpu_hours,
         cast(n_gpus as double) as arg_n_gpus,
-        regexp_replace(lower(cast(accelerator as varchar)), '[^a-z0-9]', '', 'g')
+        name_key(cast(accelerator as varchar))
             as arg_accelerator_key,
         cast(preset as varchar) as arg_preset,
         defaults.default_depreciation_ooms_per_year * ln(10) as arg_depreciation_rate,

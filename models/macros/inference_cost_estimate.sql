@@ -62,7 +62,7 @@ args as (
         cast(compute_utilisation as double) as arg_compute_utilisation,
         cast(price_per_gpu_hour as double) as arg_price,
         cast(accelerator as varchar) as arg_accelerator,
-        regexp_replace(lower(cast(accelerator as varchar)), '[^a-z0-9]', '', 'g')
+        name_key(cast(accelerator as varchar))
             as arg_accelerator_key
     from cost_defaults as defaults
 

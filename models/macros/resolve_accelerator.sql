@@ -36,7 +36,7 @@ with
 wanted as (
 
     select
-        regexp_replace(lower(coalesce(spelling, '')), '[^a-z0-9]', '', 'g') as wanted_key,
+        name_key(coalesce(spelling, '')) as wanted_key,
         list_filter(regexp_split_to_array(lower(coalesce(spelling, '')), '[^a-z0-9]+'),
                     lambda token: token <> '') as wanted_tokens
 
@@ -47,8 +47,8 @@ specs as (
     select
         specs_all.accelerator_id,
         specs_all.name,
-        regexp_replace(lower(specs_all.accelerator_id), '[^a-z0-9]', '', 'g') as id_key,
-        regexp_replace(lower(coalesce(specs_all.name, '')), '[^a-z0-9]', '', 'g') as name_key,
+        name_key(specs_all.accelerator_id) as id_key,
+        name_key(coalesce(specs_all.name, '')) as name_key,
         list_filter(
             regexp_split_to_array(lower(specs_all.accelerator_id), '[^a-z0-9]+')
             || regexp_split_to_array(lower(coalesce(specs_all.name, '')), '[^a-z0-9]+'),

@@ -21,7 +21,7 @@ wanted as (
         (
             select aliases.accelerator_id from accelerator_aliases as aliases
             where aliases.alias_key
-                = regexp_replace(lower(cast(accelerator as varchar)), '[^a-z0-9]', '', 'g')
+                = name_key(cast(accelerator as varchar))
             limit 1
         ) as want_accelerator,
         cast(accelerator as varchar) as asked_accelerator

@@ -102,7 +102,7 @@ args as (
         ) as arg_usd_per_kwh,
         cast(server_to_chip_power as double) as arg_power_ratio,
         cast(accelerator as varchar) as arg_accelerator,
-        regexp_replace(lower(cast(accelerator as varchar)), '[^a-z0-9]', '', 'g')
+        name_key(cast(accelerator as varchar))
             as arg_accelerator_key,
         defaults.default_mfu_fp8 as arg_default_mfu_fp8,
         defaults.default_moe_mfu_multiplier as arg_default_moe_mfu_multiplier,

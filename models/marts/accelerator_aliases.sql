@@ -30,7 +30,7 @@ aliases as (
 spellings as (
 
     select
-        regexp_replace(lower(accelerator_specs.accelerator_id), '[^a-z0-9]', '', 'g')
+        name_key(accelerator_specs.accelerator_id)
             as alias_key,
         accelerator_specs.accelerator_id as alias,
         accelerator_specs.accelerator_id,
@@ -41,7 +41,7 @@ spellings as (
     union all
 
     select
-        regexp_replace(lower(accelerator_specs.name), '[^a-z0-9]', '', 'g') as alias_key,
+        name_key(accelerator_specs.name) as alias_key,
         accelerator_specs.name as alias,
         accelerator_specs.accelerator_id,
         'name' as matched_by,

@@ -56,7 +56,7 @@ crosscheck_offers as (
 
     select
         offers.*,
-        regexp_replace(regexp_replace(lower(offers.sku), '^standard_', ''), '[^a-z0-9]', '', 'g')
+        name_key(regexp_replace(lower(offers.sku), '^standard_', ''))
             as sku_key
     from offers
     where offers.source_kind = 'crosscheck'
@@ -70,7 +70,7 @@ first_hand_offers as (
 
     select
         offers.*,
-        regexp_replace(regexp_replace(lower(offers.sku), '^standard_', ''), '[^a-z0-9]', '', 'g')
+        name_key(regexp_replace(lower(offers.sku), '^standard_', ''))
             as sku_key
     from offers
     where offers.source_kind in ('first_hand', 'reference')

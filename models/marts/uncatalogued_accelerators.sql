@@ -73,14 +73,14 @@ unmapped_specs as (
 unmapped_offers as (
 
     select
-        regexp_replace(lower(offers.gpu_name_raw), '[^a-z0-9]', '', 'g') as name_key,
+        name_key(offers.gpu_name_raw) as name_key,
         offers.gpu_name_raw as accelerator_name_raw,
         offers.source,
         offers.observed_at
     from offers
     where offers.accelerator_id is null
         and offers.gpu_name_raw is not null
-        and regexp_replace(lower(offers.gpu_name_raw), '[^a-z0-9]', '', 'g') <> ''
+        and name_key(offers.gpu_name_raw) <> ''
 
 ),
 

@@ -15,7 +15,7 @@ renamed as (
     select
         ---------- ids
         nullif(trim(source.alias), '') as alias,
-        regexp_replace(lower(source.alias), '[^a-z0-9]', '', 'g') as alias_key,
+        name_key(source.alias) as alias_key,
         nullif(trim(source.accelerator_id), '') as accelerator_id,
 
         ---------- scope

@@ -16,7 +16,7 @@ renamed as (
         nullif(trim(source.run_id), '') as run_id,
         nullif(trim(source.model), '') as model,
         nullif(trim(source.accelerator), '') as accelerator,
-        regexp_replace(lower(source.accelerator), '[^a-z0-9]', '', 'g') as accelerator_key,
+        name_key(source.accelerator) as accelerator_key,
 
         ---------- what was trained
         cast(nullif(trim(source.params_active), '') as double) as params_active,

@@ -17,7 +17,7 @@ renamed as (
         nullif(trim(source.scenario_id), '') as scenario_id,
         nullif(trim(source.question), '') as question,
         nullif(trim(source.accelerator), '') as accelerator,
-        nullif(regexp_replace(lower(source.accelerator), '[^a-z0-9]', '', 'g'), '')
+        nullif(name_key(source.accelerator), '')
             as accelerator_key,
 
         ---------- model and data

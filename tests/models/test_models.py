@@ -830,3 +830,24 @@ def test_every_spec_staging_model_has_a_precedence_row():
     assert sorted(int(r["source_rank"]) for r in rows) == list(range(1, len(rows) + 1))
     assert {r["fills"] for r in rows} <= {"all", "descriptive"}
     assert all(r["why"] for r in rows)
+
+
+def test_name_key_sql_and_python_agree():
+    """models/macros/name_key.sql and gpucost.catalog.names.name_key give the same key for
+    every curated spelling (aliases, accelerator ids and names) and for hostile ones."""
+    from gpucost.catalog.names import name_key
+
+    spellings = ["NVIDIA H100-SXM5 80GB", "  a100 (40 GB) ", "Tesla® V100", "MI300X/MI325X",
+                 "", "Ｈ１００", "Ünïcødé 4090", "H100\tNVL\n", "İstanbul-K"]
+    for name in ("aliases", "accelerators"):
+        with (CATALOG_DIR / f"{name}.csv").open(newline="", encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                spellings += [row.get("alias") or "", row.get("accelerator_id") or "",
+                              row.get("name") or ""]
+    con = duckdb.connect()
+    con.execute((runner.MODELS_DIR / "macros" / "name_key.sql").read_text(encoding="utf-8"))
+    got = dict(con.execute("select s, name_key(s) from unnest(?) as t(s)",
+                           [sorted(set(spellings))]).fetchall())
+    assert len(got) > 300
+    assert {s: name_key(s) for s in got} == got
+    assert name_key("NVIDIA H100-SXM5 80GB") == "nvidiah100sxm580gb"
