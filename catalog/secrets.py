@@ -18,15 +18,19 @@ MASK = "***"
 MIN_SECRET_LEN = 6  # shorter values would blank out ordinary words
 
 
-def api_key(source: str) -> str | None:
-    """The API key of `source` from GPUCOST_<SOURCE>_API_KEY, or None when unset."""
-    value = os.environ.get(f"GPUCOST_{source.upper()}_API_KEY", "").strip()
-    if not value:
-        return None
+def remember_secret(value: str) -> str:
+    """Register `value` (a key, a password from settings) so that redact() blanks it;
+    returns it unchanged. Values shorter than MIN_SECRET_LEN are not registered."""
     if len(value) >= MIN_SECRET_LEN:
         with _lock:
             _known.add(value)
     return value
+
+
+def api_key(source: str) -> str | None:
+    """The API key of `source` from GPUCOST_<SOURCE>_API_KEY, or None when unset."""
+    value = os.environ.get(f"GPUCOST_{source.upper()}_API_KEY", "").strip()
+    return remember_secret(value) if value else None
 
 
 def remember_url_credentials(url: str) -> str:

@@ -29,7 +29,7 @@ import os
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from gpucost.catalog.records import (
     FetchError,
     PartsFailedError,
     Payload,
+    PriceObservation,
 )
 from gpucost.catalog.secrets import redact
 from gpucost.catalog.sources.base import Fetched
@@ -95,11 +96,12 @@ class FetchedSource:
 
 
 def _price_rows(name: str, payloads: list[Payload], fetched_at: datetime
-                ) -> tuple[list[dict[str, Any]], datetime]:
-    """Every price row the payloads parse to (PRICE_COLUMNS without fetch_id), and the
-    observation time: the date the payload states, else the fetch time."""
+                ) -> tuple[list[PriceObservation], datetime]:
+    """Every price row the payloads parse to, each dated (its own date, else its payload's,
+    else none: the shared raw layer then gives it the marker's), and the observation time:
+    the date the payload states, else the fetch time."""
     parse = sources.get(name).parse
-    rows: list[dict[str, Any]] = []
+    rows: list[PriceObservation] = []
     observed = fetched_at
     parsed = 0
     for payload in payloads:
@@ -112,17 +114,8 @@ def _price_rows(name: str, payloads: list[Payload], fetched_at: datetime
             raise
         parsed += result.n_rows
         observed = result.observed_at or observed
-        for p in result.prices:
-            rows.append({
-                "source": name, "provider": p.provider, "sku": p.sku, "region": p.region,
-                "pricing_model": p.pricing_model, "os": p.os, "currency": p.currency,
-                "price_per_hour": p.price_per_hour, "gpu_name_raw": p.gpu_name_raw,
-                "gpu_count": p.gpu_count, "gpu_memory_gb": p.gpu_memory_gb, "vcpus": p.vcpus,
-                "ram_gb": p.ram_gb, "observed_at": p.observed_at or result.observed_at
-                or fetched_at, "offer_count": p.offer_count,
-                "price_p10_per_hour": p.price_p10_per_hour,
-                "price_p90_per_hour": p.price_p90_per_hour,
-            })
+        rows += [p if p.observed_at or not result.observed_at
+                 else replace(p, observed_at=result.observed_at) for p in result.prices]
     if not parsed:
         raise EmptyPayloadError(f"{name}: {len(payloads)} payload(s) parsed to no rows")
     return rows, observed

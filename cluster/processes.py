@@ -20,7 +20,6 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -250,18 +249,11 @@ def _write_servers(dir: Path, servers: list[Server]) -> None:
         os.replace(tmp, path)
 
 
-@contextlib.contextmanager
-def _locked(dir: Path) -> Iterator[None]:
+def _locked(dir: Path) -> contextlib.AbstractContextManager[None]:
     """One up, down, start or stop at a time per cluster folder."""
-    import fcntl
+    from gpucost.flows.prefect_server import file_lock
 
-    dir.mkdir(parents=True, exist_ok=True)
-    with open(dir / LOCK_FILE, "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    return file_lock(dir / LOCK_FILE)
 
 
 # ---------------------------------------------------------------- ports

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from gpucost.catalog.secrets import remember_url_credentials
+from gpucost.catalog.secrets import remember_secret, remember_url_credentials
 
 CONFIG_NAME = "cluster.json"
 # the JSON key of each field and its environment variable
@@ -88,16 +88,14 @@ class ClusterSettings:
                 "s3.secret-access-key": secret, "s3.region": self.s3_region}
 
 
-def _remember(settings: ClusterSettings) -> None:
-    from gpucost.catalog import secrets
-
+def remember(settings: ClusterSettings) -> ClusterSettings:
+    """Register the settings' secrets for redaction (catalog/secrets.py): done by
+    load_settings, and by whoever builds a settings record in code."""
     for name in SECRET_FIELDS:
-        value = getattr(settings, name)
-        if len(value) >= secrets.MIN_SECRET_LEN:
-            with secrets._lock:
-                secrets._known.add(value)
+        remember_secret(getattr(settings, name))
     if settings.postgres_url:
         remember_url_credentials(settings.postgres_url)
+    return settings
 
 
 def load_settings(path: Path | None = None) -> ClusterSettings:
@@ -127,7 +125,7 @@ def load_settings(path: Path | None = None) -> ClusterSettings:
         ) from None
     settings = replace(ClusterSettings(), **{k: (str(v) if k != "timeout_s" else v)
                                               for k, v in values.items() if k in known})
-    _remember(settings)
+    remember(settings)
     return settings
 
 
@@ -144,7 +142,7 @@ def read_cluster_settings(dir: Path) -> ClusterSettings | None:
         result = ClusterSettings(**values)
     except TypeError:
         return None
-    _remember(result)  # its secrets are redacted from every log line
+    remember(result)  # its secrets are redacted from every log line
     return result
 
 

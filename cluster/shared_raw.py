@@ -82,7 +82,7 @@ from pyiceberg.types import (
 from sqlalchemy.exc import DBAPIError, IntegrityError, ProgrammingError
 
 from gpucost.catalog.secrets import redact
-from gpucost.cluster.settings import ClusterSettings
+from gpucost.cluster.settings import ClusterSettings, remember
 from gpucost.warehouse.store import PRICE_COLUMNS
 
 CATALOG_NAME = "gpucost"
@@ -361,14 +361,6 @@ def _transient(exc: BaseException) -> bool:
 T = TypeVar("T")
 
 
-def _register_secrets(settings: ClusterSettings) -> None:
-    """Make `redact` blank this settings record's secrets (settings made in code, as the
-    tests' fixture does, were never registered by load_settings)."""
-    from gpucost.cluster import settings as settings_module
-
-    settings_module._remember(settings)
-
-
 class SharedRaw:
     """The shared raw layer of one cluster, as one process sees it.
 
@@ -380,7 +372,7 @@ class SharedRaw:
     def __init__(self, settings: ClusterSettings, *, writer: bool = True,
                  namespace: str = NAMESPACE):
         settings.require("s3_endpoint", "postgres_url", "raw_bucket")
-        _register_secrets(settings)
+        remember(settings)
         self.settings = settings
         self.writer = writer
         # another namespace holds another, separate pair of tables (the tests use fresh ones)

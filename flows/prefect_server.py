@@ -383,17 +383,23 @@ def use_api_url(url: str) -> None:
 
 
 @contextlib.contextmanager
-def _locked(home: Path) -> Iterator[None]:
-    """One `server start` or `stop` at a time per PREFECT_HOME."""
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on `path` (created, with its folder), held until the block ends;
+    a second holder waits."""
     import fcntl
 
-    home.mkdir(parents=True, exist_ok=True)
-    with open(home / LOCK_FILE, "a") as fh:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _locked(home: Path) -> contextlib.AbstractContextManager[None]:
+    """One `server start` or `stop` at a time per PREFECT_HOME."""
+    return file_lock(home / LOCK_FILE)
 
 
 def _free_port() -> int:
