@@ -47,9 +47,6 @@ CHUNK = 8 << 20  # bytes per read/write of a streamed transfer
 # reset connection); a timeout is not: the store is down, waiting twice helps no one
 FAST_FAILURE_SHARE = 0.5
 RETRY_PAUSE_S = 0.2
-PAYLOAD_PREFIX = "raw"
-_EXT = re.compile(r"^[a-z0-9]{1,12}$")
-_SOURCE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
 class ObjectStoreError(Exception):
@@ -149,16 +146,12 @@ def _credentials(settings: ClusterSettings, writer: bool) -> tuple[str, str]:
 
 
 def payload_key(source: str, day: date | str, sha256: str, ext: str) -> str:
-    """`raw/<source>/<yyyy-mm-dd>/<sha256>.<ext>`: where a payload's bytes are kept."""
-    if not _SOURCE.match(source):
-        raise ValueError(f"not a source name for an object key: {source!r}")
-    day_text = day.isoformat() if isinstance(day, date) else str(day)
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day_text):
-        raise ValueError(f"not a day (yyyy-mm-dd): {day_text!r}")
-    ext = ext.lower().lstrip(".")
-    if not _EXT.match(ext):
-        ext = "bin"
-    return f"{PAYLOAD_PREFIX}/{source}/{day_text}/{sha256}.{ext}"
+    """The object key of a payload's bytes: the same path as under the local data dir
+    (warehouse/store.py payload_relpath)."""
+    from gpucost.warehouse.store import payload_relpath
+
+    return payload_relpath(source, day if isinstance(day, date) else date.fromisoformat(day),
+                           sha256, ext)
 
 
 class ObjectStore:

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -191,6 +191,13 @@ def plausible(when: datetime) -> bool:
     return FIRST_PLAUSIBLE <= _aware(when) <= _now() + CLOCK_SKEW
 
 
+def payload_relpath(source: str, day: date, sha256: str, ext: str | None) -> str:
+    """`raw/<source>/<yyyy-mm-dd>/<sha256>.<ext>`: where a payload's bytes are kept, under the
+    data dir and, in cluster mode, as an object key (cluster/objects.py)."""
+    ext = (ext or "bin").lstrip(".").lower().translate(_SAFE)[:10] or "bin"
+    return f"raw/{source.translate(_SAFE)}/{day.strftime('%Y-%m-%d')}/{sha256}.{ext}"
+
+
 @dataclass(frozen=True)
 class SavedPayload:
     sha256: str
@@ -234,8 +241,7 @@ class RawStore:
     def save_payload(self, source: str, payload: Payload, when: datetime) -> SavedPayload:
         """Write the bytes verbatim to raw/<source>/<yyyy-mm-dd>/<sha256>.<ext> (atomic)."""
         sha = hashlib.sha256(payload.content).hexdigest()
-        ext = (payload.ext or "bin").lstrip(".").translate(_SAFE)[:10] or "bin"
-        rel = Path("raw") / source.translate(_SAFE) / when.strftime("%Y-%m-%d") / f"{sha}.{ext}"
+        rel = Path(payload_relpath(source, when, sha, payload.ext))
         path = self.data_dir / rel
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
