@@ -111,7 +111,7 @@ def step_rebuild(data: Path) -> dict:
 def step_queries(data: Path, repeat: int) -> dict:
     import duckdb
 
-    from gpucost.flows import report
+    from gpucost.flows.cli import report
 
     con = duckdb.connect(str(data / "gpucost.duckdb"), read_only=True)
     tables = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
@@ -129,7 +129,7 @@ def step_queries(data: Path, repeat: int) -> dict:
             queries[name] = sql.format(**window)
 
     def run(sql: str) -> object:
-        if sql == "report_history":  # the report's own query code (flows/report.py)
+        if sql == "report_history":  # the report's own query code (flows/cli/report.py)
             return report._provider_history(con).rows
         return con.execute(sql).fetchall()
 

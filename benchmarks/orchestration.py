@@ -43,7 +43,7 @@ RunStep = Callable[..., dict]
 def step(args: list[str]) -> dict:
     kind, *rest = args
     if kind == "loopback":  # ends the process as `gpucost refresh` does (flows/cli._exit_now)
-        from gpucost.flows.cli import _exit_now
+        from gpucost.flows.cli.main import _exit_now
 
         print(json.dumps(_step_loopback(Path(rest[0]), rest[1])))
         _exit_now(0)

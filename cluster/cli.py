@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from gpucost.flows.terminal import one_line, safe
+from gpucost.flows.cli.terminal import one_line, safe
 
 EXIT_OK, EXIT_FAILED = 0, 1
 

@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gpucost.flows.terminal import one_line
+from gpucost.flows.cli.terminal import one_line
 
 STATE_FILE = "gpucost-server.json"
 LOG_FILE = "gpucost-server.log"
@@ -504,7 +504,7 @@ def stop() -> ServerInfo | None:
 
 
 def cmd_server(args: argparse.Namespace) -> int:
-    from gpucost.flows.cli import _prepare_prefect_home
+    from gpucost.flows.cli.main import _prepare_prefect_home
 
     _prepare_prefect_home()
     home = prefect_home()

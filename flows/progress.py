@@ -24,7 +24,7 @@ import logging
 import sys
 from typing import IO, Any
 
-from gpucost.flows.terminal import safe, safe_lines
+from gpucost.flows.cli.terminal import safe, safe_lines
 
 SHORT_ERROR_CHARS = 130
 
@@ -136,7 +136,7 @@ class ConsoleLogHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             # a log line may quote remote bytes (an error text, a header): one safe line;
-            # a traceback keeps its lines, each made safe (flows/terminal.py)
+            # a traceback keeps its lines, each made safe (flows/cli/terminal.py)
             message = safe(record.getMessage())
             run = getattr(record, "task_run_name", None) or getattr(record, "flow_run_name", None)
             text = f"{record.levelname.lower()}: " + (f"{safe(run)}: " if run else "") + message

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gpucost.flows.terminal import one_line, safe
+from gpucost.flows.cli.terminal import one_line, safe
 
 EXIT_OK, EXIT_FAILED, EXIT_SOURCE_FAILED = 0, 1, 3
 
@@ -136,7 +136,7 @@ def ingest_recorded(shared: Path, data_dir: Path | None = None,
 def describe(result: FeedResult) -> list[str]:
     """Per file: rows loaded, unchanged, or refused (a documented trap or not), as `gpucost
     ingest` says it; a results tree in one line, and its refused files."""
-    from gpucost.flows.cli import outcome_text, outcomes_summary
+    from gpucost.flows.cli.main import outcome_text, outcomes_summary
 
     feed, lines = result.feed, []
     if feed.tree:
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.shared_data.is_dir():
         print(f"error: no recorded data at {safe(args.shared_data)}", file=sys.stderr)
         return 2
-    from gpucost.flows.cli import _prepare_prefect_home
+    from gpucost.flows.cli.main import _prepare_prefect_home
     from gpucost.flows.progress import setup_console
 
     _prepare_prefect_home()

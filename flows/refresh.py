@@ -261,7 +261,7 @@ _run: _Run | None = None  # the refresh flow call in progress in this process
 
 
 def _api_unreachable(url: str | None, when: str) -> RuntimeError:
-    """The error the CLI answers by running the refresh without Prefect (flows/cli.py
+    """The error the CLI answers by running the refresh without Prefect (flows/cli/main.py
     matches "Prefect API" in it)."""
     return RuntimeError(f"the Prefect API at {url or 'a temporary server'} {when}")
 
@@ -451,6 +451,6 @@ def _refresh_body(names: list[str] | None, data_dir: str | None, kind: str | Non
 if __name__ == "__main__":
     import sys
 
-    from gpucost.flows.cli import main
+    from gpucost.flows.cli.main import main
 
     sys.exit(main(["refresh", *sys.argv[1:]]))

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gpucost.flows.terminal import safe
+from gpucost.flows.cli.terminal import safe
 
 GRACE_S = 90.0
 # with scheduler errors in the log, a deployment younger than this is not judged yet: the

@@ -24,7 +24,7 @@ environment variables GPUCOST_PRICES_CRON, GPUCOST_SPECS_CRON, GPUCOST_THROUGHPU
 GPUCOST_SCHEDULE_TIMEZONE, else the defaults below. A cron has 5 fields (minute hour
 day-of-month month day-of-week); one of 6 or 7 fields (seconds, years: a 6-field cron would
 refresh every second) and one that never fires within 5 years ("0 0 31 2 *") are usage errors
-(exit 2), as is an invalid time zone (flows/options.py check_cron).
+(exit 2), as is an invalid time zone (flows/cli/options.py check_cron).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from gpucost.flows.options import positive
+from gpucost.flows.cli.options import positive
 
 DEFAULT_PRICES_CRON = "0 */6 * * *"  # 00:00, 06:00, 12:00, 18:00
 DEFAULT_SPECS_CRON = "30 3 * * *"  # daily at 03:30, between two price runs
@@ -127,8 +127,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"error: unknown time zone {plan[0].timezone!r} (an IANA name such as UTC or "
               "Europe/Berlin)", file=sys.stderr)
         return EXIT_USAGE
-    from gpucost.flows.options import check_cron
-    from gpucost.flows.terminal import one_line
+    from gpucost.flows.cli.options import check_cron
+    from gpucost.flows.cli.terminal import one_line
 
     grace = os.environ.get("GPUCOST_SCHEDULER_GRACE_S")
     if grace is not None and grace.strip():

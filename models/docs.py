@@ -26,7 +26,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MODELS_DIR = Path(__file__).resolve().parent
+from gpucost.models import runner
+
+MODELS_DIR = runner.MODELS_DIR
 GLOSSARY = "glossary.csv"
 _BLOCK_START = re.compile(r"^--\s*columns:\s*$")
 # an entry sits at an indent of 1-3 spaces; deeper-indented lines continue the previous one
@@ -123,11 +125,17 @@ def glossary(models_dir: Path = MODELS_DIR) -> dict[str, ColumnDoc]:
 
 
 def mart_docs(models_dir: Path = MODELS_DIR) -> dict[str, MartDoc]:
-    """The documentation of every mart (models/marts/*.sql), by mart name."""
+    """The documentation of every mart (models/marts/<domain>/*.sql), by mart name."""
     return {
         path.stem: parse_header(path.stem, path, path.read_text(encoding="utf-8"))
-        for path in sorted((models_dir / "marts").glob("*.sql"))
+        for path in runner.layer_files(models_dir, "marts")
     }
+
+
+def _model_path(path: Path) -> str:
+    """models/marts/<domain>/x.sql, as a user finds it from the repository root."""
+    parts = path.parts
+    return "models/" + "/".join(parts[len(parts) - 1 - parts[::-1].index("marts"):])
 
 
 @dataclass
@@ -155,7 +163,7 @@ class Dictionary:
         out = []
         for mart, cols in sorted(mart_columns.items()):
             doc = self.marts.get(mart)
-            where = f"models/marts/{mart}.sql" if doc else f"the model file of mart {mart}"
+            where = _model_path(doc.path) if doc else f"the model file of mart {mart}"
             for col in cols:
                 if self.column(mart, col) is None:
                     out.append(

@@ -116,11 +116,17 @@ def expand_union_all(sql: str, names: set[str], where: Path | str = "") -> str:
     return _UNION_ALL.sub(union, sql)
 
 
+def layer_files(models_dir: Path, layer: str) -> list[Path]:
+    """A layer's model files, its folders included (`marts/` is grouped by domain: prices,
+    specs, costs, inference, quality); a model's name is its file name, unique across them."""
+    return sorted((models_dir / layer).rglob("*.sql"))
+
+
 def discover(models_dir: Path = MODELS_DIR) -> dict[str, Model]:
     """Read every model file and find its dependencies from its SQL."""
     found: dict[str, tuple[str, Path, str]] = {}
     for layer in LAYERS:
-        for path in sorted((models_dir / layer).glob("*.sql")):
+        for path in layer_files(models_dir, layer):
             name = path.stem
             if name in found:
                 raise ModelError(f"model name {name!r} defined twice: {found[name][1]} and {path}")

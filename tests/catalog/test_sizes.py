@@ -26,7 +26,7 @@ def test_gpuhunt_azure_partition_is_a_fraction() -> None:
 
 
 def test_estimated_bases_rank_after_observed_ones() -> None:
-    from gpucost.flows.estimate import _cheapest_rental
+    from gpucost.flows.cli.estimate import _cheapest_rental
 
     rows = [
         {"accelerator_id": "a", "price_basis": "on_demand_min", "basis_kind": "observed",

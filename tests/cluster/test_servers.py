@@ -20,7 +20,7 @@ import pytest
 
 from gpucost.cluster import servers
 from gpucost.cluster.settings import ClusterSettings
-from gpucost.flows.cli import main
+from gpucost.flows.cli.main import main
 
 NAMES = ["master", "volume-1", "volume-2", "filer", "s3", "postgres", "prefect",
          "fetcher-1", "fetcher-2", "publisher-1"]

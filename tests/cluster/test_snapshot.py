@@ -227,8 +227,8 @@ def test_every_reader_sees_the_same_numbers(cluster: ClusterSettings, local: Pat
     import pandas as pd
     import pyarrow.parquet as pq
 
-    from gpucost.flows.cli import main
-    from gpucost.flows.sqlcli import EXIT_OK
+    from gpucost.flows.cli.main import main
+    from gpucost.flows.cli.sql import EXIT_OK
 
     publish_snapshot(local, cluster)
     schema = json.loads((local / "exports" / "schema.json").read_text(encoding="utf-8"))
@@ -298,8 +298,8 @@ def test_sql_remote_says_why_it_cannot_read(cluster: ClusterSettings, tmp_path: 
     from dataclasses import replace
 
     from gpucost.cluster.settings import FIELDS
-    from gpucost.flows.cli import main
-    from gpucost.flows.sqlcli import EXIT_FAILED
+    from gpucost.flows.cli.main import main
+    from gpucost.flows.cli.sql import EXIT_FAILED
 
     for env in FIELDS.values():
         monkeypatch.delenv(env, raising=False)

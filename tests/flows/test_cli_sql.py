@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from gpucost.flows.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 
 REPO = Path(__file__).resolve().parents[2]
 

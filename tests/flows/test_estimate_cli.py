@@ -11,7 +11,7 @@ import json
 import duckdb
 import pytest
 
-from gpucost.flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from gpucost.flows.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 from gpucost.flows.pipeline import publish
 
 H100 = "nvidia-h100-sxm5-80gb"

@@ -51,7 +51,7 @@ def test_refresh_flow_offline_then_isolating_a_failing_source(server_base, tmp_p
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.sorting import FlowRunSort
 
-    from gpucost.flows import cli
+    from gpucost.flows.cli import main as cli
 
     def last_flow_run(client):
         return client.read_flow_runs(sort=FlowRunSort.START_TIME_DESC, limit=1)[0]
@@ -178,7 +178,7 @@ def test_the_flow_failing_before_its_body_asks_for_the_plain_path(fake_engine):
     fake_engine["run_body"] = False
     state = refresh_mod.refresh(["lambda"], return_state=True)
     error = state.result(raise_on_failure=False)
-    # flows/cli.py runs the plain path on a RuntimeError naming the Prefect API
+    # flows/cli/main.py runs the plain path on a RuntimeError naming the Prefect API
     assert isinstance(error, RuntimeError) and "Prefect API" in str(error)
     assert "does not answer" in str(error)
     with pytest.raises(RuntimeError, match="Prefect API"):

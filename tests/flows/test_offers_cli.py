@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpucost.flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from gpucost.flows.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 
 
 @pytest.fixture

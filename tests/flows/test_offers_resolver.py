@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows.cli import EXIT_OK, EXIT_USAGE, main
+from gpucost.flows.cli.main import EXIT_OK, EXIT_USAGE, main
 from gpucost.flows.pipeline import ingest_files, publish
 
 HEADER = ("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gpucost.flows import options
-from gpucost.flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from gpucost.flows.cli import options
+from gpucost.flows.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 
 
 def usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -148,7 +148,7 @@ def test_offers_region_is_literal_text(published, capsys):
 
 def test_offers_from_python_refuses_nan_filters(published):
     import gpucost
-    from gpucost.flows.offers import OffersError
+    from gpucost.flows.cli.offers import OffersError
 
     for filters in ({"max_price": math.nan}, {"min_memory_gb": math.inf},
                     {"max_age_days": -1.0}, {"max_price": 0}):

@@ -9,7 +9,8 @@ import os
 
 import pytest
 
-from gpucost.flows import cli, prefect_server
+from gpucost.flows import prefect_server
+from gpucost.flows.cli import main as cli
 
 
 @pytest.fixture

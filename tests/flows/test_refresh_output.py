@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 import pytest
 
 from gpucost.catalog import sources
-from gpucost.flows import cli
+from gpucost.flows.cli import main as cli
 from gpucost.flows.progress import ConsoleLogHandler, console_for, shorten
 from gpucost.flows.refresh import RunSummary, SourceSummary
 

@@ -9,7 +9,7 @@ import socket
 import pytest
 from test_refresh_output import point_every_source_at_nowhere, root_handlers  # noqa: F401
 
-from gpucost.flows import cli
+from gpucost.flows.cli import main as cli
 from gpucost.warehouse.publish import connect_readonly
 
 

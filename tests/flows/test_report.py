@@ -20,8 +20,8 @@ import chromium
 import duckdb
 import pytest
 
-from gpucost.flows import cli
-from gpucost.flows.report import write_report
+from gpucost.flows.cli import main as cli
+from gpucost.flows.cli.report import write_report
 from gpucost.warehouse.publish import serving_path
 
 EVIL = "<script>document.title='pwned'</script><b>X1</b>"
@@ -277,7 +277,7 @@ def test_report_leads_with_prices_and_draws_a_line_per_provider(service_warehous
 def test_training_panel_ranks_feasible_platforms_at_a_scenarios_own_price():
     """Issue 11: a platform that cannot train the model is not ranked, and a scenario priced
     at its own price (basis 'given') is drawn at it, not dropped for lacking a market basis."""
-    from gpucost.flows.report import _training_panel
+    from gpucost.flows.cli.report import _training_panel
 
     con = duckdb.connect()
     con.execute("""
@@ -438,7 +438,7 @@ def test_measured_tokens_are_priced_on_demand_and_say_so():
     """The measured-tokens chart uses the on-demand basis (on_demand_min) even where a spot or
     community price is cheaper, falls back to owned (then the analyst's survey) only for an
     accelerator without an on-demand price, and its caption and bars name the basis."""
-    from gpucost.flows.report import _measured_panel, measured_chart
+    from gpucost.flows.cli.report import _measured_panel, measured_chart
 
     con = duckdb.connect()
     con.execute("""
@@ -472,7 +472,7 @@ def test_measured_tokens_are_priced_on_demand_and_say_so():
 def test_long_names_get_the_room_they_need():
     """A chart's label column is as wide as its longest name (the Chromium test checks the
     drawn page; this checks the arithmetic on the longest catalog name)."""
-    from gpucost.flows.report import Panel, bars, heatmap_cost, history_chart, text_width
+    from gpucost.flows.cli.report import Panel, bars, heatmap_cost, history_chart, text_width
 
     long = "NVIDIA RTX PRO 6000 Blackwell (Server / Workstation Edition)"
     svg = bars("memory-per-dollar", "x", [(long, 53.3, "#000", ""), ("T4", 45.7, "#000", "")],

@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from gpucost.catalog import sources
-from gpucost.flows import cli, pipeline, progress, serve
+from gpucost.flows import pipeline, progress, serve
+from gpucost.flows.cli import main as cli
 
 REPO = Path(__file__).resolve().parents[2]
 LAMBDA_PAGE = (Path(__file__).resolve().parents[1] / "fixtures" / "lambda"

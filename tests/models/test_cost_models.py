@@ -11,11 +11,13 @@ import math
 
 import duckdb
 import pytest
+from maintainer_scripts import load_script
 from test_models import build, write_models
 
 from gpucost.catalog import CATALOG_DIR
-from gpucost.flows import validation_doc
 from gpucost.models import runner
+
+validation_doc = load_script("validation_doc")
 
 LN10 = math.log(10)
 H100 = "nvidia-h100-sxm5-80gb"
@@ -369,8 +371,8 @@ def test_calibrated_mfu_by_hand(con):
 
 
 def test_mfu_model_is_the_fit_of_the_validation_mart(con):
-    """catalog/mfu_model.csv is what flows/mfu_fit.py fits from the runs: refit and compare."""
-    from gpucost.flows import mfu_fit
+    """catalog/mfu_model.csv is what scripts/mfu_fit.py fits from the runs: refit and compare."""
+    mfu_fit = load_script("mfu_fit")
 
     runs = mfu_fit.high_confidence(mfu_fit.validation_rows(con))
     assert len(runs) >= 15 and all(r["confidence"] == "high" for r in runs)
@@ -379,7 +381,7 @@ def test_mfu_model_is_the_fit_of_the_validation_mart(con):
     committed = mfu_model(con)
     for term, value in refit.items():
         assert committed[term] == pytest.approx(value, abs=1e-6), \
-            f"catalog/mfu_model.csv is stale ({term}): run `python -m gpucost.flows.mfu_fit`"
+            f"catalog/mfu_model.csv is stale ({term}): run `python scripts/mfu_fit.py`"
     # the ridge fit, checked on a case solvable by hand: two Ampere runs at u and 4u, lambda 0
     # -> intercept = mean of the logs; every other coefficient 0
     two = [{"mfu_group": "ampere", "params_active": 1e10, "params_total": None,
@@ -391,7 +393,7 @@ def test_mfu_model_is_the_fit_of_the_validation_mart(con):
 def test_leave_one_out_by_hand(con):
     """The leave-one-out figures of docs/validation.md: each run against the model fitted
     without it, checked for one run by hand; the summary's arithmetic on three ratios."""
-    from gpucost.flows import mfu_fit
+    mfu_fit = load_script("mfu_fit")
 
     all_rows = mfu_fit.validation_rows(con)
     loo = {r["run_id"]: r for r in mfu_fit.leave_one_out(all_rows)}
@@ -526,7 +528,7 @@ def test_scenarios_cover_the_seed_questions(con):
 def test_validation_page_matches_the_mart(con):
     doc = validation_doc.DOC.read_text(encoding="utf-8")
     assert validation_doc.rewrite(doc, validation_doc.render(con)) == doc, \
-        "docs/validation.md is stale: run `python -m gpucost.flows.validation_doc`"
+        "docs/validation.md is stale: run `python scripts/validation_doc.py`"
 
 
 # ---------------------------------------------------------------- monotonicity

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gpucost.flows import dictionary
+from gpucost.flows.cli import docs as dictionary
 from gpucost.models.docs import ColumnDocError, Dictionary, parse_header
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -93,7 +93,7 @@ def test_malformed_columns_block_is_a_clear_error(block, error):
 
 
 def test_docs_check_command(tmp_path, capsys):
-    from gpucost.flows import cli
+    from gpucost.flows.cli import main as cli
 
     assert cli.main(["docs", "--check"]) == 0
     stale = tmp_path / "tables.md"

@@ -191,7 +191,7 @@ def test_history_exports_rewrite_only_changed_months(tmp_path):
 
 
 def test_published_line_says_when_history_was_rebuilt_in_full():
-    from gpucost.flows.cli import _published_line
+    from gpucost.flows.cli.main import _published_line
 
     assert _published_line(36, 1.24, "incremental") == \
         "published 36 tables in 1.2 s; `gpucost tables` lists them"

@@ -12,7 +12,7 @@ module-scoped warehouse in a temporary GPUCOST_DATA_DIR:
   shell's globbing done here), stdout and stderr captured;
 * a command that needs a shell (a pipe, a redirection, `$VAR`) runs in `bash -c` with the
   virtualenv first on PATH; so do the few other programs listed in SAFE_PROGRAMS;
-* a command may regenerate a page (`python -m gpucost.flows.validation_doc`): it passes only
+* a command may regenerate a page (`python scripts/validation_doc.py`): it passes only
   when the committed page is already what it writes (the page is put back either way);
 * nothing touches the internet: the live HTTP fetch is replaced by one that fails at once as
   if offline (in the subprocesses every source URL points at a closed local port), so
@@ -212,7 +212,7 @@ def _argv(cmd: Command) -> list[str]:
 
 
 def _run_inprocess(argv: list[str]) -> tuple[int, str, str]:
-    cli = _module("gpucost.flows.cli")
+    cli = _module("gpucost.flows.cli.main")
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from gpucost.flows.cli import main
+from gpucost.flows.cli.main import main
 from gpucost.warehouse.publish import MANIFEST_NAME, base_problem, serving_path
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

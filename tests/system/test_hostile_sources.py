@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows.cli import EXIT_USAGE, main
+from gpucost.flows.cli.main import EXIT_USAGE, main
 from gpucost.flows.pipeline import ingest_files
 from gpucost.flows.refresh import refresh_plain
 

@@ -277,9 +277,9 @@ def test_spot_equal_to_on_demand_is_flagged(warehouse) -> None:
 
 
 def test_offers_answer_from_first_hand_prices(warehouse) -> None:
-    """`gpucost offers H100` (flows/offers.py) on every recorded price file."""
-    from gpucost.flows.explain import explain_fetch
-    from gpucost.flows.offers import COLUMNS, query_offers
+    """`gpucost offers H100` (flows/cli/offers.py) on every recorded price file."""
+    from gpucost.flows.cli.explain import explain_fetch
+    from gpucost.flows.cli.offers import COLUMNS, query_offers
 
     con, *_ = warehouse
     frame = query_offers(con, "H100")

@@ -161,7 +161,7 @@ def test_per_gpu_memory_agrees_with_the_catalog(loaded):
 
 
 def test_explain_says_an_undated_fetch_has_no_date(loaded):
-    from gpucost.flows.explain import explain_fetch
+    from gpucost.flows.cli.explain import explain_fetch
 
     con = loaded[0]
     [(fetch_id,)] = _q(con, "select min(fetch_id) from gpu_offers where not observed_at_known")

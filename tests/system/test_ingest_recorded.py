@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows import cli
+from gpucost.flows.cli import main as cli
 
 PRICES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "prices"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows import cli
+from gpucost.flows.cli import main as cli
 from gpucost.flows.pipeline import ingest_files
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"

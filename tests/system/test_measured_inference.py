@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows import cli
+from gpucost.flows.cli import main as cli
 
 CATALOG = Path(__file__).resolve().parents[2] / "catalog"
 

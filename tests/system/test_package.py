@@ -18,7 +18,7 @@ def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_import_gpucost_works_and_generic_names_do_not_leak(tmp_path: Path) -> None:
-    ok = _python("import gpucost.flows.cli, gpucost.catalog.sources as s; "
+    ok = _python("import gpucost.flows.cli.main, gpucost.catalog.sources as s; "
                  "print(len(s.names()))", tmp_path)
     assert ok.returncode == 0, ok.stderr
     assert int(ok.stdout) >= 14
@@ -36,7 +36,7 @@ def test_wheel_holds_one_top_level_package_with_its_sql_and_csv(tmp_path: Path) 
     tops = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
     assert tops == {"gpucost"}
     marts = {Path(n).name for n in names if n.startswith("gpucost/models/marts/")}
-    assert {p.name for p in (REPO / "models" / "marts").glob("*.sql")} <= marts
+    assert {p.name for p in (REPO / "models" / "marts").rglob("*.sql")} <= marts
     assert "gpucost/catalog/accelerators.csv" in names
     assert "gpucost/models/glossary.csv" in names
 

@@ -126,7 +126,7 @@ def test_reference_rows_superseded_by_a_page_are_not_a_lost_raw_layer(
     the publish as "a lost or replaced raw.duckdb?"). Superseded reference rows are not lost
     data: the publish goes through, each file has its line; a lost raw layer is still refused
     (tests/warehouse/test_publish.py)."""
-    from gpucost.flows import cli
+    from gpucost.flows.cli import main as cli
     from gpucost.flows.pipeline import publish
 
     data, prices = tmp_path / "wh", shared_data / "prices"

@@ -15,7 +15,7 @@ import pytest
 import gpucost.catalog.http
 from gpucost.catalog import secrets, sources
 from gpucost.catalog.records import RobotsDisallowedError
-from gpucost.flows import cli
+from gpucost.flows.cli import main as cli
 from gpucost.flows.refresh import refresh_plain
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -33,7 +33,7 @@ def _q(con, sql: str, params=None) -> list[tuple]:
 
 def _offers(data, *args: str) -> list[dict]:
     env = dict(os.environ, GPUCOST_DATA_DIR=str(data))
-    out = subprocess.run([sys.executable, "-m", "gpucost.flows.cli", "offers", *args],
+    out = subprocess.run([sys.executable, "-m", "gpucost.flows.cli.main", "offers", *args],
                          capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout) if "--format" in args else out.stdout
@@ -62,7 +62,7 @@ def test_the_python_api_returns_the_same_costs(loaded):
     """gpucost.offers(..., workload=...) is query_offers on the published warehouse (called
     here on the session's read-only connection: DuckDB refuses a second connection with
     another configuration in one process)."""
-    from gpucost.flows.offers import OffersError, query_offers
+    from gpucost.flows.cli.offers import OffersError, query_offers
 
     frame = query_offers(loaded[0], "H100:8", workload="llama2-70b")
     vp = frame[frame["provider"] == "voltagepark"].iloc[0]
@@ -155,7 +155,7 @@ def test_estimate_answers_at_a_requested_interactivity(loaded):
     x1, y1 = 1000 / 34.209789, 59545.45 / 8
     hand = y0 + (y1 - y0) * (20 - x0) / (x1 - x0)
     env = dict(os.environ, GPUCOST_DATA_DIR=str(loaded[5]))
-    out = subprocess.run([sys.executable, "-m", "gpucost.flows.cli", "estimate", "--inference",
+    out = subprocess.run([sys.executable, "-m", "gpucost.flows.cli.main", "estimate", "--inference",
                           "--params", "70e9", "-a", "B200", "--min-tokens-per-user", "20",
                           "--format", "json"], capture_output=True, text=True, env=env,
                          timeout=120)

@@ -91,7 +91,7 @@ def test_pretraining_7b_ranks_h100_ahead_of_the_older_and_pcie_parts(loaded):
     30% of MLPerf's (LoRA 8 GPUs: 2.45 and 2.84; 405B: 2.03 and 2.04)."""
     data = loaded[5]
     env = dict(os.environ, GPUCOST_DATA_DIR=str(data))
-    out = subprocess.run([sys.executable, "-m", "gpucost.flows.cli", "estimate", "--params",
+    out = subprocess.run([sys.executable, "-m", "gpucost.flows.cli.main", "estimate", "--params",
                           "7e9", "--tokens", "2e12", "--format", "json"],
                          capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -108,7 +108,7 @@ def test_pretraining_7b_ranks_h100_ahead_of_the_older_and_pcie_parts(loaded):
         "accelerator_a = 'nvidia-b200-sxm-180gb' and accelerator_b = ?"), [H100])]
     assert measured and all(0.7 <= ratio / m <= 1.3 for m in measured), (ratio, measured)
     # "cheapest rental" holds rentals only: no owner's cost, no analyst's survey
-    from gpucost.flows.estimate import _cheapest_rental
+    from gpucost.flows.cli.estimate import _cheapest_rental
 
     cheapest = _cheapest_rental(rows, "cost_usd")
     assert {r["price_basis"].removesuffix(" (est.)") for r in cheapest.values()} <= {
@@ -116,16 +116,17 @@ def test_pretraining_7b_ranks_h100_ahead_of_the_older_and_pcie_parts(loaded):
         "reserved_3y_min", "reserved_1y_cud_est", "reserved_3y_cud_est"}
     assert cheapest["amd-mi300x-192gb"]["basis_kind"] == "observed"
     # the table names each platform's MFU source
-    table = subprocess.run([sys.executable, "-m", "gpucost.flows.cli", "estimate", "--params",
+    table = subprocess.run([sys.executable, "-m", "gpucost.flows.cli.main", "estimate", "--params",
                             "7e9", "--tokens", "2e12"], capture_output=True, text=True,
                            env=env, timeout=120).stdout
     assert "MFU from" in table and "(MLPerf Training, " in table
 
 
 def test_cost_models_page_shows_the_ratio_table_the_mart_computes(loaded):
-    from gpucost.flows import validation_doc as v
+    from maintainer_scripts import load_script
+    v = load_script("validation_doc")
 
     doc = v.COST_DOC.read_text(encoding="utf-8")
     assert v.rewrite(doc, v.render_speed_ratios(loaded[0]), v.RATIO_START, v.RATIO_END) == doc, \
         "docs/cost-models.md is stale: load the recorded data, then run " \
-        "`python -m gpucost.flows.validation_doc`"
+        "`python scripts/validation_doc.py`"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 
-from gpucost.flows.dictionary import mart_names
+from gpucost.flows.cli.docs import mart_names
 from gpucost.flows.pipeline import ingest_files
 from gpucost.warehouse.publish import serving_path
 

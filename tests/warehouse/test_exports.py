@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from gpucost.flows import pipeline
-from gpucost.flows.dictionary import mart_names
+from gpucost.flows.cli.docs import mart_names
 from gpucost.models.docs import Dictionary
 from gpucost.models.runner import CheckFailedError
 from gpucost.warehouse.exports import export_dir

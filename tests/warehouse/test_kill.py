@@ -30,7 +30,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows.dictionary import mart_names
+from gpucost.flows.cli.docs import mart_names
 from gpucost.flows.pipeline import check_published, ingest_files
 from gpucost.warehouse.exports import export_dir
 from gpucost.warehouse.publish import serving_path

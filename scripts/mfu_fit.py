@@ -1,6 +1,6 @@
 """Fit the calibrated MFU model on the published runs and validate it out of sample.
 
-    python -m gpucost.flows.mfu_fit            # from the published warehouse (read-only):
+    python scripts/mfu_fit.py            # from the published warehouse (read-only):
                                                # rewrites catalog/mfu_model.csv
 
 The model (mart mfu_model, macro calibrated_training_mfu) predicts the *effective* utilisation
@@ -170,7 +170,7 @@ def main() -> int:
     runs = high_confidence(rows)
     write_catalog(catalog_rows(fit(runs), runs))
     print(f"rewrote {CATALOG} from {len(runs)} high-confidence runs; rebuild (gpucost refresh)"
-          " and regenerate docs/validation.md (python -m gpucost.flows.validation_doc)")
+          " and regenerate docs/validation.md (python scripts/validation_doc.py)")
     return 0
 
 

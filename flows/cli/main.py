@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from gpucost.flows.terminal import SafeStream, one_line, safe, safe_lines
+from gpucost.flows.cli.terminal import SafeStream, one_line, safe, safe_lines
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SOURCE_FAILED = 0, 1, 2, 3
 EXIT_CODES = __doc__[__doc__.index("Exit codes"):].rstrip()
@@ -45,8 +45,8 @@ def _parse_when(text: str) -> datetime:
 
 
 def _source_line(row, verbose: bool) -> str:  # type: ignore[no-untyped-def]
+    from gpucost.flows.cli.sources import age_text
     from gpucost.flows.progress import shorten, source_column
-    from gpucost.flows.source_status import age_text
 
     status, detail = row.status, []
     if status in ("live", "unchanged"):
@@ -339,17 +339,12 @@ def build_parser() -> argparse.ArgumentParser:
     i.set_defaults(func=cmd_ingest)
 
     from gpucost.cluster.cli import add_parsers as add_cluster_parsers
-    from gpucost.flows import (
-        dictionary,
-        explain,
-        offers,
-        prefect_server,
-        report,
-        serve,
-        source_status,
-        sqlcli,
-    )
-    from gpucost.flows.estimate import add_estimate_parser
+    from gpucost.flows import prefect_server, serve
+    from gpucost.flows.cli import docs as dictionary
+    from gpucost.flows.cli import explain, offers, report
+    from gpucost.flows.cli import sources as source_status
+    from gpucost.flows.cli import sql as sqlcli
+    from gpucost.flows.cli.estimate import add_estimate_parser
 
     sqlcli.add_parsers(sub)
     add_cluster_parsers(sub)
@@ -405,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     """The command; for the human formats (not csv or json, which keep the data exact) with
     stdout behind a SafeStream: whatever a printer did not escape itself, no control or bidi
-    character reaches the terminal raw (flows/terminal.py)."""
+    character reaches the terminal raw (flows/cli/terminal.py)."""
     raw = sys.stdout
     human = getattr(args, "format", None) not in ("csv", "json") and raw is not None
     if human:

@@ -26,8 +26,8 @@ import math
 import sys
 from typing import Any
 
-from gpucost.flows.options import non_negative, positive
-from gpucost.flows.terminal import one_line, safe
+from gpucost.flows.cli.options import non_negative, positive
+from gpucost.flows.cli.terminal import one_line, safe
 
 SORTS = {"price": "price_per_gpu_hour", "price_per_tflop": "usd_per_bf16_pflop_hour",
          "age": "age_days"}
@@ -313,7 +313,7 @@ def _hidden_offers(args: argparse.Namespace, model: str) -> str:
 
 
 def cmd_offers(args: argparse.Namespace) -> int:
-    from gpucost.flows.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+    from gpucost.flows.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
     model = "spot" if args.spot else args.pricing_model
     try:

@@ -15,7 +15,7 @@ isolates (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) and the line and
 separators U+2028, U+2029.
 
 `SafeStream` is a second layer: a text stream wrapper that passes every write through
-`safe_lines`, put on stdout by the CLI for the human-readable formats (flows/cli.py), so a
+`safe_lines`, put on stdout by the CLI for the human-readable formats (flows/cli/main.py), so a
 printer that forgot `safe` still cannot emit an escape sequence (but a newline inside a value
 would still break its line: the table renderers escape each value themselves).
 """

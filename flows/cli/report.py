@@ -47,8 +47,8 @@ from typing import Any
 
 import duckdb
 
-from gpucost.flows.source_status import age_text
-from gpucost.flows.terminal import one_line, safe, safe_lines
+from gpucost.flows.cli.sources import age_text
+from gpucost.flows.cli.terminal import one_line, safe, safe_lines
 
 PRECISIONS = ("fp64", "fp64_matrix", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 PREFERRED_BASES = ("on_demand_min", "on_demand_median", "spot_min", "community_min")
@@ -83,7 +83,7 @@ HEALTH_COLOURS = {"ok": "#59a14f", "curated": "#9c9c9c", "stale": "#edc948",
 
 def esc(value: object) -> str:
     """HTML-escaped text, with every control and bidi character (U+202E reverses what follows
-    it on the page) shown as its escape, `\\u202e`: safe_lines (flows/terminal.py)."""
+    it on the page) shown as its escape, `\\u202e`: safe_lines (flows/cli/terminal.py)."""
     return escape(safe_lines(value), quote=True)
 
 
@@ -244,7 +244,7 @@ def _banner(con: duckdb.DuckDBPyConnection, tables: set[str]) -> str:
     """One line when sources are failing or their data is old (empty when all is fresh)."""
     if "source_health" not in tables:
         return ""
-    from gpucost.flows.source_status import source_rows
+    from gpucost.flows.cli.sources import source_rows
 
     rows = source_rows(con)
     failing = [r["source"] for r in rows if r["health"] in ("failing", "stale")]
@@ -497,7 +497,7 @@ def _interactivity_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Pa
 def _health_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
     if "source_health" not in tables:
         return Panel(missing="the source_health mart is not in this warehouse")
-    from gpucost.flows.source_status import source_rows
+    from gpucost.flows.cli.sources import source_rows
 
     rows = source_rows(con)
     return Panel(rows=rows, note="age of the newest data in force when the warehouse was built "
@@ -518,7 +518,7 @@ def _unmapped_panel(con: duckdb.DuckDBPyConnection, tables: set[str]) -> Panel:
 
 def collect(con: duckdb.DuckDBPyConnection, published_at: datetime) -> ReportData:
     tables = _tables(con)
-    from gpucost.flows.dictionary import mart_names
+    from gpucost.flows.cli.docs import mart_names
 
     marts = [m for m in mart_names() if m in tables] + sorted(
         t for t in tables if t in ("price_history", "training_cost") and t not in mart_names())

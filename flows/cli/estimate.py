@@ -18,8 +18,8 @@ from datetime import date, datetime
 from typing import Any
 
 from gpucost.catalog.names import name_key
-from gpucost.flows.options import fraction, positive
-from gpucost.flows.terminal import one_line, safe
+from gpucost.flows.cli.options import fraction, positive
+from gpucost.flows.cli.terminal import one_line, safe
 
 DEFAULT_GPUS = 1024  # stated in the output; only wall-clock days and peak power depend on it
 
@@ -128,7 +128,7 @@ def check_mode(args: argparse.Namespace) -> None:
                             "estimate")
 
 
-# the CLI's shared numeric option types (flows/options.py): finite, > 0; a fraction in (0, 1]
+# the CLI's shared numeric option types (flows/cli/options.py): finite, > 0; a fraction in (0, 1]
 _positive = positive
 _fraction = fraction
 

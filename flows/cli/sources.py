@@ -25,8 +25,8 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from gpucost.flows.options import positive
-from gpucost.flows.terminal import one_line, safe
+from gpucost.flows.cli.options import positive
+from gpucost.flows.cli.terminal import one_line, safe
 
 DEFAULT_MAX_AGE_DAYS = 2.0
 EXIT_OK, EXIT_FAILED, EXIT_SOURCE_FAILED = 0, 1, 3

@@ -14,8 +14,8 @@ import json
 import sys
 from typing import Any
 
-from gpucost.flows.options import non_negative_int
-from gpucost.flows.terminal import safe
+from gpucost.flows.cli.options import non_negative_int
+from gpucost.flows.cli.terminal import safe
 
 FIELDS = ("fetch_id", "source", "stream", "fetch_mode", "status", "url", "payload_name",
           "payload_path", "payload_bytes", "sha256", "http_status", "observed_at",
@@ -48,7 +48,7 @@ def explain_fetch(con: Any, fetch_id: int) -> dict[str, Any] | None:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from gpucost.flows.cli import EXIT_FAILED, EXIT_OK
+    from gpucost.flows.cli.main import EXIT_FAILED, EXIT_OK
     from gpucost.warehouse import data_dir
     from gpucost.warehouse.publish import connect_readonly
 

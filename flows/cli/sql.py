@@ -34,8 +34,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from gpucost.flows.options import non_negative_int, number
-from gpucost.flows.terminal import one_line, safe
+from gpucost.flows.cli.options import non_negative_int, number
+from gpucost.flows.cli.terminal import one_line, safe
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT_S = 30.0

@@ -1,0 +1,1 @@
+"""The `gpucost` command line: `main.py` parses and dispatches, one module per command."""
