@@ -1,17 +1,6 @@
 """The `gpucost` command line.
 
-Exit codes (every command):
-  0  success; `refresh` exits 0 whenever it published, even when no live source could be
-     reached (offline, the curated data and the last good observations are published by
-     design), while its Prefect flow run then ends Failed for automations to act on
-  1  the run failed: nothing new was published (a model or check failed), a query failed,
-     no published warehouse yet, or another refresh holds the writer lock; `server
-     status`: no local Prefect server answers, or its scheduler creates no runs; `serve`:
-     the scheduler creates no runs of the served deployments
-  2  usage error (unknown source, bad option, invalid cron)
-  3  data was published but a source failed (`refresh --strict`; `refresh --upload` when
-     the upload to object storage failed; a refused file in `ingest`;
-     `sources --strict` when a source is failing, stale, replayed or never fetched)
+Exit codes: flows/cli/output.py (`EXIT_CODES`, printed by `gpucost --help`).
 """
 
 from __future__ import annotations
@@ -23,10 +12,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
+from gpucost.flows.cli.output import (  # noqa: F401 (the codes every command module uses)
+    EXIT_CODES,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_SOURCE_FAILED,
+    EXIT_USAGE,
+)
 from gpucost.flows.cli.terminal import SafeStream, one_line, safe, safe_lines
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SOURCE_FAILED = 0, 1, 2, 3
-EXIT_CODES = __doc__[__doc__.index("Exit codes"):].rstrip()
 
 
 def _parse_when(text: str) -> datetime:
