@@ -111,7 +111,7 @@ def step_rebuild(data: Path) -> dict:
 def step_queries(data: Path, repeat: int) -> dict:
     import duckdb
 
-    from gpucost.flows.cli import report
+    from gpucost.flows.cli.report import panels
 
     con = duckdb.connect(str(data / "gpucost.duckdb"), read_only=True)
     tables = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
@@ -129,8 +129,8 @@ def step_queries(data: Path, repeat: int) -> dict:
             queries[name] = sql.format(**window)
 
     def run(sql: str) -> object:
-        if sql == "report_history":  # the report's own query code (flows/cli/report.py)
-            return report._provider_history(con).rows
+        if sql == "report_history":  # the report's own query (flows/cli/report/panels.py)
+            return panels.history_panel(con, tables).rows
         return con.execute(sql).fetchall()
 
     for name, sql in queries.items():

@@ -225,22 +225,25 @@ def test_request_check_sees_a_page_that_loads_from_outside(browser, tmp_path):
     assert "https://cdn.example.invalid/x.css" in requests
 
 
-def test_report_reads_later_marts_by_column_role(service_warehouse, tmp_path):
-    """A training_cost / price_history mart whose columns the report cannot place gives a
-    clear 'not available' panel / the fallback chart, never a crash."""
-    dst = tmp_path / "odd"
+def test_a_warehouse_without_a_mart_gives_a_not_available_panel(service_warehouse, tmp_path):
+    """The report reads the marts by their documented columns (docs/tables.md). A warehouse
+    built before a mart existed (here without training_cost and price_history) gives a clear
+    'not available' panel for each chart that reads it, never a crash; the others are drawn."""
+    dst = tmp_path / "older"
     dst.mkdir()
     shutil.copy(serving_path(service_warehouse), serving_path(dst))
     con = duckdb.connect(str(serving_path(dst)))
-    con.execute("create or replace table training_cost as select 'x' as thing, 1.0 as amount")
-    con.execute(
-        "create or replace table price_history as select current_date as when_, 'a' as what")
+    con.execute("drop table training_cost")
+    con.execute("drop table price_history")
     con.close()
-    html = write_report(dst, tmp_path / "odd.html").read_text()
-    assert "training_cost has no recognisable scenario / cost columns" in html
-    assert "thing, amount" in html
-    assert "the price_history mart has no recognisable date/price columns" in html
-    assert 'data-chart="price-history"' in html
+    html = write_report(dst, tmp_path / "older.html").read_text()
+    for chart, mart in (("training-cost", "training_cost"), ("price-history", "price_history")):
+        section = html[html.index(f'data-chart-missing="{chart}"'):]
+        assert section.startswith(f'data-chart-missing="{chart}">the {mart} mart is not in '
+                                  "this warehouse</div>"), chart
+        assert f'<svg data-chart="{chart}"' not in html
+    for chart in ("cost-per-eflop", "memory-per-dollar", "source-health"):
+        assert f'<svg data-chart="{chart}"' in html
 
 
 def test_report_command(service_warehouse, tmp_path, monkeypatch, capsys):
@@ -277,7 +280,7 @@ def test_report_leads_with_prices_and_draws_a_line_per_provider(service_warehous
 def test_training_panel_ranks_feasible_platforms_at_a_scenarios_own_price():
     """Issue 11: a platform that cannot train the model is not ranked, and a scenario priced
     at its own price (basis 'given') is drawn at it, not dropped for lacking a market basis."""
-    from gpucost.flows.cli.report import _training_panel
+    from gpucost.flows.cli.report.panels import training_panel
 
     con = duckdb.connect()
     con.execute("""
@@ -289,7 +292,7 @@ def test_training_panel_ranks_feasible_platforms_at_a_scenarios_own_price():
             ('seed-2usd', 'h100', 'given', null, 53.2, true)
         ) as t(scenario_id, accelerator_id, price_basis, provider, cost_usd, feasible)
     """)
-    panel = _training_panel(con, {"training_cost"})
+    panel = training_panel(con, {"training_cost"})
     assert panel.rows == [("405b", "h100 @ lambda", 2.0), ("seed-2usd", "h100", 53.2)]
     assert "that can train the model" in panel.note
 
@@ -438,7 +441,8 @@ def test_measured_tokens_are_priced_on_demand_and_say_so():
     """The measured-tokens chart uses the on-demand basis (on_demand_min) even where a spot or
     community price is cheaper, falls back to owned (then the analyst's survey) only for an
     accelerator without an on-demand price, and its caption and bars name the basis."""
-    from gpucost.flows.cli.report import _measured_panel, measured_chart
+    from gpucost.flows.cli.report.panels import measured_panel
+    from gpucost.flows.cli.report.svg import measured_chart
 
     con = duckdb.connect()
     con.execute("""
@@ -458,7 +462,7 @@ def test_measured_tokens_are_priced_on_demand_and_say_so():
         ) as t(benchmark, accelerator_id, accelerator_name, usd, price_basis, basis_kind,
                display_rank)
     """)
-    panel = _measured_panel(con, {"inference_measured"})
+    panel = measured_panel(con, {"inference_measured"})
     got = {(r[1], r[2], r[6]) for r in panel.rows}
     assert got == {("NVIDIA H100", 0.10, "on_demand_min"), ("NVIDIA GB300", 0.30, "owned"),
                    ("AMD MI325X", 0.12, "rental_3y_survey")}
@@ -472,7 +476,8 @@ def test_measured_tokens_are_priced_on_demand_and_say_so():
 def test_long_names_get_the_room_they_need():
     """A chart's label column is as wide as its longest name (the Chromium test checks the
     drawn page; this checks the arithmetic on the longest catalog name)."""
-    from gpucost.flows.cli.report import Panel, bars, heatmap_cost, history_chart, text_width
+    from gpucost.flows.cli.report.panels import Panel
+    from gpucost.flows.cli.report.svg import bars, heatmap_cost, history_chart, text_width
 
     long = "NVIDIA RTX PRO 6000 Blackwell (Server / Workstation Edition)"
     svg = bars("memory-per-dollar", "x", [(long, 53.3, "#000", ""), ("T4", 45.7, "#000", "")],
@@ -485,7 +490,7 @@ def test_long_names_get_the_room_they_need():
     from datetime import date
     seller = "a-seller-with-a-really-quite-long-name-indeed"
     svg = history_chart(Panel(rows=[(seller, date(2026, 1, 1), 2.0),
-                                    (seller, date(2026, 2, 1), 1.0)], kind="seller_history"))
+                                    (seller, date(2026, 2, 1), 1.0)]))
     width = int(re.search(r'<svg[^>]* width="(\d+)"', svg).group(1))
     legend_x = max(float(x) for x in re.findall(r'<text x="([\d.]+)"[^>]*>' + seller, svg))
     assert legend_x + text_width(seller) <= width

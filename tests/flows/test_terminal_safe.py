@@ -173,7 +173,7 @@ def test_the_report_neutralises_bidi_overrides_and_controls(published, tmp_path,
     for char in ("\x1b", "\x07", "\r", "\x9b", "\u202e", "\u2066"):
         assert char not in html
     assert "\\u202e" in html  # shown as its escape, visibly
-    from gpucost.flows.cli.report import esc
+    from gpucost.flows.cli.report.svg import esc
 
     assert esc(f"<b>{HOSTILE}</b>") == ("&lt;b&gt;\\x1b[2J\\x1b]0;pwned\\x07\\r\\x9b\\u202e"
                                         "&lt;/b&gt;")
