@@ -246,6 +246,42 @@ def test_a_warehouse_without_a_mart_gives_a_not_available_panel(service_warehous
         assert f'<svg data-chart="{chart}"' in html
 
 
+def test_the_banner_counts_only_failing_sources_as_failing(service_warehouse, tmp_path):
+    """Source health `failing` (the last fetch failed) is a failure; `stale` (live data older
+    than `gpucost sources --max-age-days`, 2 days by default) is old data, not a failure: the
+    banner names the failing sources and counts apart those with data older than 7 days.
+    Here: azure's fetch was refused (failing), skypilot's data is live but 3.5 days old
+    (stale: not named), lambda's is live and 9.3 days old (stale and older than 7 days)."""
+    from gpucost.flows.cli.report.panels import banner, tables
+    from gpucost.flows.cli.sources import source_rows
+
+    dst = tmp_path / "health"
+    dst.mkdir()
+    shutil.copy(serving_path(service_warehouse), serving_path(dst))
+    con = duckdb.connect(str(serving_path(dst)))
+    con.execute("update source_health set last_status = 'failed' where source = 'azure'")
+    con.execute("update source_health set last_status = 'ok', data_origin = 'live', "
+                "data_age_days = 3.5 where source = 'skypilot'")
+    con.execute("update source_health set last_status = 'ok', data_origin = 'live', "
+                "data_age_days = 9.3 where source = 'lambda'")
+    con.execute("update source_health set data_age_days = 1.0 "
+                "where source not in ('skypilot', 'lambda')")
+    health = {r["source"]: r["health"] for r in source_rows(con)}
+    assert (health["azure"], health["skypilot"], health["lambda"]) == (
+        "failing", "stale", "stale")
+    assert banner(con, tables(con)) == (
+        "1 source(s) failing: azure; 1 source(s) with data older than 7 days "
+        "(oldest: lambda, 9.3 d)")
+    con.close()
+    html = write_report(dst, tmp_path / "health.html").read_text()
+    assert ('<div class="banner" data-banner="freshness">Data freshness: 1 source(s) '
+            "failing: azure; 1 source(s) with data older than 7 days (oldest: lambda, 9.3 d). "
+            "`gpucost sources` says more.</div>") in html
+    # the health colours stay: failing red, stale yellow
+    assert 'fill="#e15759"><title>azure: failing' in html
+    assert 'fill="#edc948"><title>skypilot: stale' in html
+
+
 def test_report_command(service_warehouse, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path / "empty"))
     assert cli.main(["report"]) == 1

@@ -26,9 +26,11 @@ there):
 - source-health: data age per source, coloured by health (source_health).
 
 The marts are read by their documented columns (docs/tables.md); a mart missing from the
-warehouse (one built before it existed) gives a 'not available' panel, never a crash. Labels
-are measured (Helvetica/Arial metrics with a margin for wider fonts) so that names are never
-clipped: the label column widens to the longest name.
+warehouse (one built before it existed) gives a 'not available' panel, never a crash. The
+freshness banner names the failing sources (their last fetch failed) and says apart how many
+have data older than a week: old data is not a failure. Labels are measured (Helvetica/Arial
+metrics with a margin for wider fonts) so that names are never clipped: the label column
+widens to the longest name.
 
 The code: panels.py queries the marts (one function per panel, `collect`), svg.py draws the
 charts, page.py writes the HTML; this module is the command.

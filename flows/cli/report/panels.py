@@ -154,13 +154,16 @@ def prices_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:
 
 
 def banner(con: duckdb.DuckDBPyConnection, have: set[str]) -> str:
-    """One line when sources are failing or their data is old (empty when all is fresh)."""
+    """One line when sources are failing (source health `failing`: the last fetch failed) or
+    the data in force is old (older than OLD_DATA_DAYS, curated prices aside); empty when all
+    is well. A `stale` source (live data older than `gpucost sources --max-age-days`) is old,
+    not failing: it is counted only when its data is older than OLD_DATA_DAYS."""
     if "source_health" not in have:
         return ""
     from gpucost.flows.cli.sources import source_rows
 
     rows = source_rows(con)
-    failing = [r["source"] for r in rows if r["health"] in ("failing", "stale")]
+    failing = [r["source"] for r in rows if r["health"] == "failing"]
     old = [(r["source"], r["data_age_days"]) for r in rows
            if r["health"] != "curated" and (r.get("data_age_days") or 0) > OLD_DATA_DAYS]
     parts = []
