@@ -4,6 +4,7 @@ subpackages (`gpucost.catalog`, ...) and never top-level modules on the import p
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -28,8 +29,17 @@ def test_import_gpucost_works_and_generic_names_do_not_leak(tmp_path: Path) -> N
 
 
 def test_wheel_holds_one_top_level_package_with_its_sql_and_csv(tmp_path: Path) -> None:
+    # from a copy of the tracked files: a local build/ folder (setuptools' cache) would add
+    # modules that no longer exist and hide a subpackage missing from `packages`
+    src = tmp_path / "src"
+    tracked = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], check=True,
+                             capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, tracked):
+        if (REPO / name).is_file():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, src / name)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-qq", "--no-deps",
-                    "--no-build-isolation", str(REPO), "-w", str(tmp_path)],
+                    "--no-build-isolation", str(src), "-w", str(tmp_path)],
                    check=True, capture_output=True, timeout=120)
     [wheel] = tmp_path.glob("gpucost-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
@@ -38,6 +48,12 @@ def test_wheel_holds_one_top_level_package_with_its_sql_and_csv(tmp_path: Path) 
     marts = {Path(n).name for n in names if n.startswith("gpucost/models/marts/")}
     assert {p.name for p in (REPO / "models" / "marts").rglob("*.sql")} <= marts
     assert "gpucost/catalog/accelerators.csv" in names
+    # every module of the product's packages ships (a subpackage missing from pyproject's
+    # `packages` list would install without its modules)
+    product = {f"gpucost/{p.relative_to(src).as_posix()}"
+               for room in ("catalog", "warehouse", "models", "flows", "cluster")
+               for p in (src / room).rglob("*.py")}
+    assert product - set(names) == set()
     assert "gpucost/models/glossary.csv" in names
 
 
