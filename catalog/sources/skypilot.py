@@ -62,6 +62,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from gpucost.catalog.parsing import GPU_COUNT_INVALID, CheapestOffers, read_gpu_count
 from gpucost.catalog.records import (
     EmptyPayloadError,
     ParseError,
@@ -70,14 +71,7 @@ from gpucost.catalog.records import (
     PriceObservation,
 )
 from gpucost.catalog.sizes import provider_size_count, retired_size
-from gpucost.catalog.sources.base import (
-    GPU_COUNT_INVALID,
-    CheapestOffers,
-    FetchContext,
-    Part,
-    Source,
-    read_gpu_count,
-)
+from gpucost.catalog.sources.base import FetchContext, Part, Source
 from gpucost.catalog.sources.vast import gpu_label
 
 NAME = "skypilot"

@@ -275,14 +275,15 @@ def test_a_zip_member_expanding_past_its_cap_is_refused(tmp_path, monkeypatch):
     import io
     import zipfile
 
+    from gpucost.catalog import parsing
     from gpucost.catalog.records import Payload, PayloadTooLargeError
-    from gpucost.catalog.sources import base, oci
+    from gpucost.catalog.sources import oci
 
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("shapes.json", b'{"items": [' + b" " * (4 << 20) + b"]}")
         archive.writestr("products.json", b'{"items": []}')
-    monkeypatch.setattr(base, "MAX_UNZIPPED_BYTES", 1 << 20)
+    monkeypatch.setattr(parsing, "MAX_UNZIPPED_BYTES", 1 << 20)
     with pytest.raises(PayloadTooLargeError, match="shapes.json expands to"):
         oci.parse(Payload(name="oci.zip", content=buffer.getvalue()))
     assert len(buffer.getvalue()) < 20_000
