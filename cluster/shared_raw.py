@@ -83,7 +83,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, ProgrammingError
 
 from gpucost.catalog.secrets import redact
 from gpucost.cluster.settings import ClusterSettings, remember
-from gpucost.warehouse.store import PRICE_COLUMNS
+from gpucost.warehouse.raw_schema import PRICE_COLUMNS
 
 CATALOG_NAME = "gpucost"
 NAMESPACE = "raw"

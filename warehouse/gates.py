@@ -1,6 +1,6 @@
 """Plausibility gates applied by the loader before observations are written.
 
-A gate refuses single rows (never a whole payload; the row-count guard in store.py does that)
+A gate refuses single rows (never a whole payload; the row-count guard in refusals.py does that)
 and turns them into Reject rows with a named reason, so they land in raw.rejects:
 
 * ``price_out_of_band``: the per-GPU USD price of a row that maps to a curated accelerator
