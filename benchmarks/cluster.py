@@ -206,7 +206,7 @@ def month_table(month: str, offers: int, seed: int) -> Any:
     import numpy as np
     import pyarrow as pa
 
-    from gpucost.cluster.shared_raw import month_bounds
+    from gpucost.cluster.raw_tables import month_bounds
 
     start, end = month_bounds(month)
     days = (end - start).days
@@ -309,7 +309,8 @@ def read_history(settings: Any, work: Path) -> dict:
     import pyarrow.compute as pc
 
     from gpucost.cluster.objects import s3_filesystem
-    from gpucost.cluster.shared_raw import OBSERVATIONS, SharedRaw, month_bounds, month_filter
+    from gpucost.cluster.raw_tables import OBSERVATIONS, month_bounds, month_filter
+    from gpucost.cluster.shared_raw import SharedRaw
 
     start, end = month_bounds(MONTH)
     raw = SharedRaw(settings, writer=False, namespace=NAMESPACE)

@@ -48,7 +48,8 @@ from gpucost.catalog.secrets import redact
 from gpucost.catalog.sources.base import Fetched
 from gpucost.cluster.settings import ClusterSettings, load_settings
 from gpucost.flows import pipeline
-from gpucost.warehouse.store import RAW_ROW_MAX_CHARS, check_row_cap
+from gpucost.warehouse.raw_schema import RAW_ROW_MAX_CHARS
+from gpucost.warehouse.refusals import check_row_cap
 
 log = logging.getLogger(__name__)
 

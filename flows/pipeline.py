@@ -34,7 +34,8 @@ from gpucost.warehouse import exports, memory_limit, rebuild_memory_limit
 from gpucost.warehouse.curated import load_curated
 from gpucost.warehouse.exports import StagedExports
 from gpucost.warehouse.publish import build, serving_path
-from gpucost.warehouse.store import LoadOutcome, RawStore, SavedPayload, check_row_cap
+from gpucost.warehouse.refusals import check_row_cap
+from gpucost.warehouse.store import LoadOutcome, RawStore, SavedPayload
 
 _DATE_IN_NAME = re.compile(
     r"(20\d\d)[-_]?([01]\d)[-_]?([0-3]\d)(?:[T_]?([0-2]\d)([0-5]\d)([0-5]\d))?"

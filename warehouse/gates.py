@@ -1,6 +1,6 @@
 """Plausibility gates applied by the loader before observations are written.
 
-A gate refuses single rows (never a whole payload; the row-count guard in store.py does that)
+A gate refuses single rows (never a whole payload; the row-count guard in refusals.py does that)
 and turns them into Reject rows with a named reason, so they land in raw.rejects:
 
 * ``price_out_of_band``: the per-GPU USD price of a row that maps to a curated accelerator
@@ -18,7 +18,7 @@ and turns them into Reject rows with a named reason, so they land in raw.rejects
 * ``gpu_count_invalid``: a GPU count that is no count of GPUs: Infinity or NaN, zero or
   negative, a fraction above one GPU (1.5), or a slice below one GPU from a provider that
   sells no slices (FRACTIONAL_GPU_PROVIDERS). The parsers refuse such rows first
-  (catalog.sources.base.read_gpu_count); this is the last line of defence at load. An
+  (catalog.parsing.read_gpu_count); this is the last line of defence at load. An
   unknown count (None: a size the source does not document) is not refused here.
 * ``price_jump``: the price moved by more than JUMP_FACTOR (either way) against the previous
   observation of the same offer key (source, provider, sku, region, pricing_model, os), of
@@ -42,8 +42,8 @@ from pathlib import Path
 
 from gpucost.catalog import CATALOG_DIR
 from gpucost.catalog.names import name_key
+from gpucost.catalog.parsing import read_gpu_count
 from gpucost.catalog.records import PriceObservation, Reject
-from gpucost.catalog.sources.base import read_gpu_count
 
 MIN_PAYBACK_HOURS = 100.0
 MAX_PAYBACK_HOURS = 100_000.0

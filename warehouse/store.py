@@ -4,12 +4,14 @@ Single writer: only the refresh / ingest process opens raw.duckdb read-write, an
 before the models are built. Loading is idempotent by content hash: a payload whose sha256
 this source has already loaded adds no rows (status `unchanged`).
 
-Before rows are written, the plausibility gates of warehouse/gates.py refuse single rows
-(price outside the accelerator's sane band, a jump of more than 5x against the previous
-observation of the same offer) into raw.rejects. Every load also upserts its rows into the
-daily rollup `price_daily` (one row per day and offer key), which the history marts read
-instead of rescanning all observations; an 'unchanged' refetch of a snapshot confirms its
-prices for the day of the refetch.
+Before rows are written, a payload may be refused as a whole and single rows refused into
+raw.rejects (warehouse/refusals.py: the observation date, the payload row cap, the collapse
+guard, and the plausibility gates of warehouse/gates.py: price outside the accelerator's
+sane band, a jump of more than 5x against the previous observation of the same offer).
+Every load also upserts its rows into the daily rollup `price_daily` (warehouse/daily.py),
+which the history marts read instead of rescanning all observations; an 'unchanged'
+refetch of a snapshot confirms its prices for the day of the refetch. The tables and the
+columns written to them are warehouse/raw_schema.py.
 """
 
 from __future__ import annotations
@@ -21,122 +23,35 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 
-from gpucost.catalog.records import (
-    AllRowsRefusedError,
-    ObservationDateError,
-    ParseResult,
-    Payload,
-    PriceObservation,
-    Reject,
-    RowCountCollapseError,
-    SourceError,
-    TooManyRowsError,
-)
+from gpucost.catalog.records import AllRowsRefusedError, ParseResult, Payload
 from gpucost.catalog.secrets import redact
-from gpucost.warehouse import WAREHOUSE_DIR, memory_limit, rebuild_memory_limit
-from gpucost.warehouse.gates import Gates, jump_rejects
+from gpucost.warehouse import memory_limit
+from gpucost.warehouse.daily import DAILY_UPSERT, backfill_daily, confirm_snapshot
+from gpucost.warehouse.gates import Gates
+from gpucost.warehouse.raw_schema import (
+    PRICE_COLUMNS,
+    RAW_ROW_MAX_CHARS,
+    REJECT_COLUMNS,
+    SCHEMA_SQL,
+    SERVING_POINT_COLUMNS,
+    SPEC_COLUMNS,
+    SYSTEM_COLUMNS,
+    THROUGHPUT_COLUMNS,
+    TRAINING_RUN_COLUMNS,
+    TRAINING_SCALING_COLUMNS,
+)
+from gpucost.warehouse.refusals import gate, payload_refusal, plausible
 
-SCHEMA_SQL = (WAREHOUSE_DIR / "schema.sql").read_text(encoding="utf-8")
-RAW_ROW_MAX_CHARS = 2000
-# a payload that parses to fewer than this share of the last good one of its stream is refused
-COLLAPSE_RATIO = 0.5
-# observation dates outside [FIRST_PLAUSIBLE, now + CLOCK_SKEW] are refused: no GPU was
-# rented by the hour before EC2's first GPU instances (2010), and a date in the future would
-# hold its stream in force against every later fetch
-FIRST_PLAUSIBLE = datetime(2010, 1, 1, tzinfo=UTC)
-CLOCK_SKEW = timedelta(days=1)
-# A payload that parses to more rows than this is refused by name (TooManyRowsError): the
-# largest real one (Wikipedia's spec tables) has 5,822, a cloud's whole price list a few
-# thousand; 45 MB of one-line offers under the size cap would be 1,000,000.
-# GPUCOST_PAYLOAD_MAX_ROWS overrides it.
-PAYLOAD_MAX_ROWS = 500_000
 # prices go to DuckDB in frames of this many rows (a frame of 1,000,000 Python tuples is
 # about 600 MB on top of the parsed payload)
 INSERT_CHUNK_ROWS = 50_000
 _SAFE = str.maketrans({c: "_" for c in "/\\:*?\"<>| "})
-
-PRICE_COLUMNS = [
-    "fetch_id", "source", "provider", "sku", "region", "pricing_model", "os", "currency",
-    "price_per_hour", "gpu_name_raw", "gpu_count", "gpu_memory_gb", "vcpus", "ram_gb",
-    "observed_at", "offer_count", "price_p10_per_hour", "price_p90_per_hour",
-]
-REJECT_COLUMNS = ["fetch_id", "source", "reason", "detail", "raw_row", "observed_at"]
-_OFFER_KEY = ("source", "provider", "sku", "region", "pricing_model", "os")
-
-# the daily rollup of a batch of observations (a relation with PRICE_COLUMNS), upserted
-_DAILY_UPSERT = """
-insert into price_daily
-select
-    cast(timezone('UTC', batch.observed_at) as date) as day,
-    batch.source, lower(trim(batch.provider)), batch.sku, batch.region,
-    batch.pricing_model, lower(coalesce(batch.os, 'linux')),
-    arg_max(batch.currency, batch.observed_at),
-    arg_max(batch.price_per_hour, batch.observed_at),
-    min(batch.price_per_hour),
-    max(batch.price_per_hour),
-    arg_max(batch.gpu_name_raw, batch.observed_at),
-    arg_max(batch.gpu_count, batch.observed_at),
-    count(*),
-    min(batch.observed_at),
-    max(batch.observed_at),
-    max(batch.fetch_id)
-from {relation} as batch
-where batch.price_per_hour > 0
-group by all
-on conflict (day, source, provider, sku, region, pricing_model, os) do update set
-    currency = case when excluded.last_observed_at >= price_daily.last_observed_at
-        then excluded.currency else price_daily.currency end,
-    price_per_hour = case when excluded.last_observed_at >= price_daily.last_observed_at
-        then excluded.price_per_hour else price_daily.price_per_hour end,
-    gpu_name_raw = case when excluded.last_observed_at >= price_daily.last_observed_at
-        then excluded.gpu_name_raw else price_daily.gpu_name_raw end,
-    gpu_count = case when excluded.last_observed_at >= price_daily.last_observed_at
-        then excluded.gpu_count else price_daily.gpu_count end,
-    last_fetch_id = case when excluded.last_observed_at >= price_daily.last_observed_at
-        then excluded.last_fetch_id else price_daily.last_fetch_id end,
-    min_price_per_hour = least(price_daily.min_price_per_hour, excluded.min_price_per_hour),
-    max_price_per_hour = greatest(price_daily.max_price_per_hour, excluded.max_price_per_hour),
-    n_observations = price_daily.n_observations + excluded.n_observations,
-    first_observed_at = least(price_daily.first_observed_at, excluded.first_observed_at),
-    last_observed_at = greatest(price_daily.last_observed_at, excluded.last_observed_at)
-"""
-
-SPEC_COLUMNS = [
-    "fetch_id", "source", "accelerator_name_raw", "metric", "value", "unit", "observed_at",
-]
-THROUGHPUT_COLUMNS = [
-    "fetch_id", "source", "round", "division", "submitter", "system", "benchmark",
-    "accuracy_target", "scenario", "metric", "value", "valid", "ttft_limit_ms",
-    "tpot_limit_ms", "ttft_mean_ms", "tpot_mean_ms", "observed_at",
-]
-TRAINING_RUN_COLUMNS = [
-    "fetch_id", "source", "round", "division", "submitter", "system", "benchmark", "run",
-    "run_start", "run_stop", "status", "samples", "tokens", "tokens_basis",
-    "global_batch_size", "seq_len", "observed_at",
-]
-TRAINING_SCALING_COLUMNS = [
-    "fetch_id", "source", "round", "division", "submitter", "system", "benchmark",
-    "scaling_factor", "observed_at",
-]
-SERVING_POINT_COLUMNS = [
-    "fetch_id", "source", "sweep", "model", "hardware_raw", "gpus", "framework", "precision",
-    "input_len", "output_len", "concurrency", "output_tokens_per_second",
-    "total_tokens_per_second", "output_tokens_per_second_per_gpu_stated",
-    "tokens_per_second_per_user", "interactivity_basis", "mean_ttft_ms", "median_ttft_ms",
-    "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms", "p99_tpot_ms", "requests_completed",
-    "observed_at",
-]
-SYSTEM_COLUMNS = [
-    "fetch_id", "source", "round", "division", "submitter", "system", "system_name",
-    "accelerator_name_raw", "accelerators_per_node", "number_of_nodes", "availability",
-    "framework", "observed_at",
-]
 
 
 def _insert_frame(con: duckdb.DuckDBPyConnection, table: str, columns: list[str],
@@ -148,47 +63,6 @@ def _insert_frame(con: duckdb.DuckDBPyConnection, table: str, columns: list[str]
                     f"select {', '.join(columns)} from _rows")
     finally:
         con.unregister("_rows")
-
-
-def payload_max_rows() -> int:
-    """The payload row cap: GPUCOST_PAYLOAD_MAX_ROWS, else PAYLOAD_MAX_ROWS."""
-    try:
-        cap = int(os.environ.get("GPUCOST_PAYLOAD_MAX_ROWS", "") or PAYLOAD_MAX_ROWS)
-    except ValueError:
-        return PAYLOAD_MAX_ROWS
-    return cap if cap > 0 else PAYLOAD_MAX_ROWS
-
-
-def check_row_cap(payload: Payload) -> None:
-    """Refuse a line-oriented payload (CSV) with more lines than the payload row cap before it
-    is parsed (TooManyRowsError): parsing 1,000,000 CSV rows into records takes 1.3 GB. Other
-    formats are counted after parsing (RawStore.load)."""
-    if payload.ext.lower() not in ("csv", "tsv"):
-        return
-    cap = payload_max_rows()
-    lines = payload.content.count(b"\n")
-    if lines - 1 > cap:  # the header line
-        raise TooManyRowsError(
-            f"{payload.name}: {lines - 1} lines, above the payload row cap of {cap} "
-            "(GPUCOST_PAYLOAD_MAX_ROWS raises it); refused before parsing, the last good "
-            "data stays in force")
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _aware(when: datetime) -> datetime:
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
-
-
-def _iso(when: datetime) -> str:
-    return _aware(when).isoformat(timespec="seconds")
-
-
-def plausible(when: datetime) -> bool:
-    """Whether an observation date lies between FIRST_PLAUSIBLE and now + CLOCK_SKEW."""
-    return FIRST_PLAUSIBLE <= _aware(when) <= _now() + CLOCK_SKEW
 
 
 def payload_relpath(source: str, day: date, sha256: str, ext: str | None) -> str:
@@ -265,7 +139,7 @@ class RawStore:
         con.execute("set enable_progress_bar = false")
         try:
             con.execute(SCHEMA_SQL)
-            self._backfill_daily(con)
+            backfill_daily(con)
             yield con
             con.execute("checkpoint")
         finally:
@@ -293,22 +167,6 @@ class RawStore:
             self._open().close()
 
     @staticmethod
-    def _backfill_daily(con: duckdb.DuckDBPyConnection) -> None:
-        """One-time migration: a raw layer written before price_daily existed gets its rollup."""
-        if con.execute("select count(*) from price_daily").fetchall()[0][0]:
-            return
-        if not con.execute("select count(*) from price_observations").fetchall()[0][0]:
-            return
-        # a rollup of every observation at once: like a full rebuild, it gets the rebuild's
-        # memory (an upsert into a keyed table does not spill), then the load's cap again
-        limit = rebuild_memory_limit()
-        con.execute(f"set memory_limit = '{limit}'" if limit else "reset memory_limit")
-        try:
-            con.execute(_DAILY_UPSERT.format(relation="price_observations"))
-        finally:
-            con.execute(f"set memory_limit = '{memory_limit()}'")
-
-    @staticmethod
     def already_loaded(con: duckdb.DuckDBPyConnection, source: str, sha256: str,
                        stream: str | None = None) -> bool:
         """Whether this source already loaded these bytes (in `stream`, when given)."""
@@ -318,18 +176,6 @@ class RawStore:
             [source, sha256, stream, stream],
         ).fetchall()
         return bool(rows)
-
-    @staticmethod
-    def last_good(con: duckdb.DuckDBPyConnection, source: str,
-                  stream: str) -> tuple[int, datetime] | None:
-        """(rows loaded, observed_at) of the latest good payload of a stream, or None."""
-        rows = con.execute(
-            "select rows_loaded, observed_at from fetches where source = ? and stream = ? "
-            "and status in ('ok', 'replayed') and rows_loaded > 0 and error_type is null "
-            "order by observed_at desc, fetch_id desc limit 1",
-            [source, stream],
-        ).fetchall()
-        return (int(rows[0][0]), rows[0][1]) if rows else None
 
     @staticmethod
     def _insert_fetch(con: duckdb.DuckDBPyConnection, **cols: object) -> int:
@@ -406,10 +252,10 @@ class RawStore:
         if self.already_loaded(con, source, saved.sha256, by_stream):
             fid = self._insert_fetch(con, status="unchanged", **common)
             if observed_at_basis != "ingest_time":  # an undated replay confirms no day
-                self._confirm_snapshot(con, source, saved.sha256, fid, observed_at)
+                confirm_snapshot(con, source, saved.sha256, fid, observed_at)
             return LoadOutcome(fid, source, result.stream, "unchanged")
 
-        refusal = self._refusal(con, source, result, observed_at, mode, force)
+        refusal = payload_refusal(con, source, result, observed_at, mode, force)
         if refusal is not None:
             return self.record_failure(
                 con, run_id=run_id, source=source, mode=mode, started_at=started_at,
@@ -419,7 +265,7 @@ class RawStore:
                 http_status=payload.http_status,
             )
 
-        prices, gated = self.gate(con, source, result.prices, observed_at)
+        prices, gated = gate(con, self.gates, source, result.prices, observed_at)
         rejects = result.rejects + gated
         n_rows = len(prices) + result.n_rows - len(result.prices)
         status = "ok" if mode == "live" else "replayed"
@@ -455,7 +301,7 @@ class RawStore:
                 # a price without a date is no day's price: a file replayed without any
                 # date (basis ingest_time) stays out of the daily rollup (price_history)
                 if observed_at_basis != "ingest_time":
-                    con.execute(_DAILY_UPSERT.format(relation="_prices"))
+                    con.execute(DAILY_UPSERT.format(relation="_prices"))
                 con.unregister("_prices")
                 del frame
             # bulk inserts through a registered frame (executemany is row by row: seconds
@@ -508,132 +354,3 @@ class RawStore:
             raise
         return LoadOutcome(fid, source, result.stream, status, n_rows, len(rejects),
                            error_type=error_type, error=error)
-
-    def _refusal(self, con: duckdb.DuckDBPyConnection, source: str, result: ParseResult,
-                 observed_at: datetime, mode: str, force: bool) -> SourceError | None:
-        """Why a parsed payload is refused as a whole, or None.
-
-        * Its observation date is in the future (beyond CLOCK_SKEW) or before FIRST_PLAUSIBLE:
-          such a payload would hold its stream in force against every later fetch.
-        * More rows than the payload row cap (payload_max_rows), even with `force`.
-        * The collapse guard: far fewer rows than the latest good payload of the stream. A
-          live fetch is always guarded; a replay (`gpucost ingest`) only when it would become
-          the newest payload of its stream (an older file is history and displaces nothing),
-          and not with `force` (the operator's explicit decision, `ingest --force`).
-        """
-        cap = payload_max_rows()
-        if result.n_rows + len(result.rejects) > cap:
-            return TooManyRowsError(
-                f"{source}/{result.stream}: {result.n_rows + len(result.rejects)} rows, above "
-                f"the payload row cap of {cap} (GPUCOST_PAYLOAD_MAX_ROWS raises it); refused, "
-                "the last good data stays in force")
-        if not plausible(observed_at):
-            return ObservationDateError(
-                f"{source}/{result.stream}: observation date {_iso(observed_at)} is "
-                + ("in the future" if _aware(observed_at) > _now() else
-                   f"before {FIRST_PLAUSIBLE.date()}")
-                + "; refused (give the right date with --observed-at)")
-        if force:
-            return None
-        last = self.last_good(con, source, result.stream)
-        if last is None:
-            return None
-        previous, last_at = last
-        if mode != "live" and last_at is not None and _aware(observed_at) < _aware(last_at):
-            return None
-        n_rows = result.n_rows
-        if n_rows < COLLAPSE_RATIO * previous:
-            return RowCountCollapseError(
-                f"{source}/{result.stream}: {n_rows} rows against {previous} in the last good "
-                f"payload (< {COLLAPSE_RATIO:.0%}); refused, the last good data stays in force"
-                + ("" if mode == "live" else " (`ingest --force` loads it anyway)"))
-        return None
-
-    # -- plausibility gates and the daily rollup -----------------------------------------
-    def gate(
-        self, con: duckdb.DuckDBPyConnection, source: str, prices: list[PriceObservation],
-        observed_at: datetime,
-    ) -> tuple[list[PriceObservation], list]:
-        """(rows kept, Reject rows) after the band and the jump gates."""
-        if not prices:
-            return prices, []
-        dated: list[PriceObservation] = []
-        band_refused: list = []
-        for obs in prices:
-            if obs.observed_at is None or plausible(obs.observed_at):
-                dated.append(obs)
-            else:
-                band_refused.append(Reject(
-                    "implausible_observed_at",
-                    f"{obs.provider} {obs.sku} {obs.region}: observed at "
-                    f"{_iso(obs.observed_at)}", f"observed_at={_iso(obs.observed_at)}"))
-        kept, out_of_band = self.gates.band_rejects(dated)
-        band_refused += out_of_band
-        if not kept:  # every row out of band: nothing to compare with its previous price
-            return kept, band_refused
-        priors = self._prior_prices(con, source, kept, observed_at)
-        kept, jump_refused = jump_rejects(source, kept, observed_at, priors)
-        return kept, band_refused + jump_refused
-
-    @staticmethod
-    def _prior_prices(
-        con: duckdb.DuckDBPyConnection, source: str, prices: list[PriceObservation],
-        observed_at: datetime,
-    ) -> dict[int, tuple[datetime, float]]:
-        """{row index: (observed_at, price)} of the previous stored observation of each row,
-        of any age (a x100 price after a long silence is still a jump).
-
-        An ASOF join against the daily rollup of this source (one row per offer and day, not
-        per observation).
-        """
-        frame = pd.DataFrame(
-            [(i, source, p.provider.strip().lower(), p.sku, p.region, p.pricing_model,
-              (p.os or "linux").lower(), p.observed_at or observed_at)
-             for i, p in enumerate(prices)],
-            columns=["idx", *_OFFER_KEY, "observed_at"],
-        )
-        same_key = " and ".join(f"batch.{c} = prior.{c}" for c in _OFFER_KEY)
-        con.register("_batch_keys", frame)
-        try:
-            # only the batch's providers' days, and only the columns compared: the ASOF join
-            # sorts what it is given (a whole SkyPilot history: every cloud's offers)
-            rows = con.execute(
-                "select batch.idx, prior.last_observed_at, prior.price_per_hour "
-                "from _batch_keys as batch asof inner join "
-                f"(select {', '.join(_OFFER_KEY)}, last_observed_at, price_per_hour "
-                "from price_daily where price_daily.source = ? and price_daily.provider in "
-                "(select distinct provider from _batch_keys)) as prior "
-                f"on {same_key} and batch.observed_at > prior.last_observed_at",
-                [source],
-            ).fetchall()
-        finally:
-            con.unregister("_batch_keys")
-        return {int(idx): (when, float(price)) for idx, when, price in rows}
-
-    @staticmethod
-    def _confirm_snapshot(
-        con: duckdb.DuckDBPyConnection, source: str, sha256: str, fetch_id: int,
-        observed_at: datetime,
-    ) -> None:
-        """An identical refetch of a snapshot: its prices were seen again at `observed_at`.
-
-        The rows of the fetch that loaded these bytes are rolled into the day of the refetch.
-        Payloads whose rows carry their own dates (a price history file) confirm nothing.
-        """
-        rows = con.execute(
-            "select fetch_id, observed_at from fetches where source = ? and sha256 = ? "
-            "and status in ('ok', 'replayed') and rows_loaded > 0 "
-            "order by fetch_id desc limit 1",
-            [source, sha256],
-        ).fetchall()
-        if not rows:
-            return
-        loaded_id, loaded_at = rows[0]
-        relation = (
-            f"(select * replace (cast({int(fetch_id)} as bigint) as fetch_id,"
-            f" cast(? as timestamptz) as observed_at)"
-            f" from price_observations where fetch_id = {int(loaded_id)}"
-            f" and not exists (select 1 from price_observations as dated"
-            f"  where dated.fetch_id = {int(loaded_id)} and dated.observed_at <> ?))"
-        )
-        con.execute(_DAILY_UPSERT.format(relation=relation), [observed_at, loaded_at])

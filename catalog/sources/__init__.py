@@ -8,6 +8,10 @@ Adding a source: write `catalog/sources/<module>.py` with its `SOURCE`, its test
 test on a recorded payload or a fixture, its live walk in tests/fixtures/<name>/live.py), and
 add one line to `_MODULES` below. tests/catalog/test_source_contract.py checks every
 registered source.
+
+A module whose name starts with `_` is a helper of one source, split from it by job
+(`_skypilot_csv.py`, `_skypilot_gcp.py`: parts of skypilot.py), never registered: it has no
+`SOURCE`. The helpers every parser shares are catalog/parsing.py and catalog/pages.py.
 """
 
 from __future__ import annotations

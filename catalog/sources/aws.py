@@ -60,6 +60,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from urllib.parse import urljoin
 
+from gpucost.catalog.parsing import GPU_COUNT_INVALID, CheapestOffers, read_gpu_count
 from gpucost.catalog.records import (
     EmptyPayloadError,
     FetchError,
@@ -69,14 +70,7 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
-from gpucost.catalog.sources.base import (
-    GPU_COUNT_INVALID,
-    CheapestOffers,
-    FetchContext,
-    Part,
-    Source,
-    read_gpu_count,
-)
+from gpucost.catalog.sources.base import FetchContext, Part, Source
 
 NAME = "aws"
 DEFAULT_URL = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/index.json"

@@ -37,6 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gpucost.catalog import http
+from gpucost.catalog.parsing import CheapestOffers
 from gpucost.catalog.records import (
     OffHostLinkError,
     PagingLoopError,
@@ -46,7 +47,7 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
-from gpucost.catalog.sources.base import CheapestOffers, FetchContext, Source
+from gpucost.catalog.sources.base import FetchContext, Source
 
 NAME = "azure"
 DEFAULT_URL = "https://prices.azure.com/api/retail/prices"

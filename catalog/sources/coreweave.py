@@ -51,12 +51,7 @@ import re
 
 from bs4 import BeautifulSoup, Tag
 
-from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
-from gpucost.catalog.sources.base import (
-    GPU_COUNT_INVALID,
-    CheapestOffers,
-    FetchPolicy,
-    Source,
+from gpucost.catalog.pages import (
     classes,
     first_price,
     leading_gpu_count,
@@ -65,6 +60,9 @@ from gpucost.catalog.sources.base import (
     node_text,
     read_page,
 )
+from gpucost.catalog.parsing import GPU_COUNT_INVALID, CheapestOffers
+from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
+from gpucost.catalog.sources.base import FetchPolicy, Source
 
 NAME = "coreweave"
 DEFAULT_URL = "https://www.coreweave.com/pricing"

@@ -42,6 +42,7 @@ import re
 from typing import Any
 
 from gpucost.catalog.names import name_key
+from gpucost.catalog.parsing import GPU_COUNT_INVALID, CheapestOffers, read_gpu_count
 from gpucost.catalog.records import (
     ParseError,
     ParseResult,
@@ -49,14 +50,7 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
-from gpucost.catalog.sources.base import (
-    GPU_COUNT_INVALID,
-    CheapestOffers,
-    FetchContext,
-    Part,
-    Source,
-    read_gpu_count,
-)
+from gpucost.catalog.sources.base import FetchContext, Part, Source
 
 NAME = "crosscheck"
 DEFAULT_URL = ("https://raw.githubusercontent.com/the-full-stack/the-full-stack-website/main/"

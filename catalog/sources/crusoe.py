@@ -34,11 +34,7 @@ import re
 
 from bs4 import BeautifulSoup, Tag
 
-from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
-from gpucost.catalog.sources.base import (
-    CheapestOffers,
-    FetchPolicy,
-    Source,
+from gpucost.catalog.pages import (
     first_price,
     no_price_reason,
     node_text,
@@ -46,6 +42,9 @@ from gpucost.catalog.sources.base import (
     reserved_model,
     says_on_demand,
 )
+from gpucost.catalog.parsing import CheapestOffers
+from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
+from gpucost.catalog.sources.base import FetchPolicy, Source
 
 NAME = "crusoe"
 DEFAULT_URL = "https://www.crusoe.ai/cloud/pricing"

@@ -32,12 +32,7 @@ import re
 
 from bs4 import BeautifulSoup, Tag
 
-from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
-from gpucost.catalog.sources.base import (
-    GPU_COUNT_INVALID,
-    CheapestOffers,
-    FetchPolicy,
-    Source,
+from gpucost.catalog.pages import (
     first_price,
     leading_gpu_count,
     leading_number,
@@ -45,6 +40,9 @@ from gpucost.catalog.sources.base import (
     node_text,
     read_page,
 )
+from gpucost.catalog.parsing import GPU_COUNT_INVALID, CheapestOffers
+from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
+from gpucost.catalog.sources.base import FetchPolicy, Source
 
 NAME = "datacrunch"
 DEFAULT_URL = "https://datacrunch.io/products"

@@ -44,23 +44,20 @@ import re
 
 from bs4 import Tag
 
-from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
-from gpucost.catalog.sources.base import (
+from gpucost.catalog.pages import (
     DOLLAR_PRICE,
-    GPU_COUNT_INVALID,
-    CheapestOffers,
-    FetchPolicy,
-    Source,
     first_price,
     leading_gpu_count,
     leading_number,
     no_price_reason,
     node_text,
-    read_gpu_count,
     read_page,
     reserved_model,
     says_on_demand,
 )
+from gpucost.catalog.parsing import GPU_COUNT_INVALID, CheapestOffers, read_gpu_count
+from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
+from gpucost.catalog.sources.base import FetchPolicy, Source
 
 NAME = "digitalocean"
 DEFAULT_URL = "https://www.digitalocean.com/pricing/gpu-droplets"
@@ -69,7 +66,7 @@ STREAM = "pricing_page"
 _CARD = re.compile(r"^CardPricingstyles__StyledCardPricingCard-")
 _PRICE_CONTAINER = re.compile(r"^CardPricingstyles__StyledPriceContainer-")
 _STRIKE = re.compile(r"StrikeThrough", re.I)
-# base.DOLLAR_PRICE held to the start of the element's text: a price element is "$2.99", a
+# pages.DOLLAR_PRICE held to the start of the element's text: a price element is "$2.99", a
 # longer text with a dollar amount inside it is not one
 _PRICE = re.compile(r"^" + DOLLAR_PRICE.pattern)
 _COUNT_SUFFIX = re.compile(r"(?<=\S)x(?P<n>\d+)$")

@@ -41,12 +41,8 @@ import re
 
 from bs4 import BeautifulSoup
 
-from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
-from gpucost.catalog.sources.base import (
+from gpucost.catalog.pages import (
     DOLLAR_PRICE,
-    CheapestOffers,
-    FetchPolicy,
-    Source,
     classes,
     first_price,
     leading_number,
@@ -56,6 +52,9 @@ from gpucost.catalog.sources.base import (
     reserved_model,
     says_on_demand,
 )
+from gpucost.catalog.parsing import CheapestOffers
+from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
+from gpucost.catalog.sources.base import FetchPolicy, Source
 
 NAME = "fluidstack"
 DEFAULT_URL = "https://www.fluidstack.io/pricing"

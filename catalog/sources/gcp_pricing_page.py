@@ -46,16 +46,10 @@ import re
 
 from bs4 import Tag
 
+from gpucost.catalog.pages import node_text, read_page
+from gpucost.catalog.parsing import GPU_COUNT_INVALID, finish_cheapest, read_gpu_count
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
-from gpucost.catalog.sources.base import (
-    GPU_COUNT_INVALID,
-    FetchPolicy,
-    Source,
-    finish_cheapest,
-    node_text,
-    read_gpu_count,
-    read_page,
-)
+from gpucost.catalog.sources.base import FetchPolicy, Source
 
 NAME = "gcp_pricing_page"
 DEFAULT_URL = "https://cloud.google.com/compute/gpus-pricing"
@@ -63,7 +57,7 @@ STREAM = "pricing_page"
 REGION = "us-central1"
 
 # "$88.490000119 / 1 hour", "$2 .0000/ 1 hour", "$4.500 / 1 hour"; the whole cell, a space
-# allowed before the decimals (base.DOLLAR_PRICE would read "$2 .5000" as $2, and a dollar
+# allowed before the decimals (pages.DOLLAR_PRICE would read "$2 .5000" as $2, and a dollar
 # amount inside other text as a price)
 _PRICE = re.compile(r"^\$\s*(?P<int>\d[\d,]*)\s*(?P<frac>\.\d+)?\s*/\s*1\s*hour$", re.I)
 _MISSING = {"", "n/a", "na", "-", "–", "—", "--"}
@@ -106,7 +100,7 @@ def _column(label: str) -> str:
 
 
 def _price(text: str) -> float | None:
-    """The price of a whole "$… / 1 hour" cell, None unless above 0 (not base.first_price:
+    """The price of a whole "$… / 1 hour" cell, None unless above 0 (not pages.first_price:
     see _PRICE)."""
     m = _PRICE.match(text)
     if not m:

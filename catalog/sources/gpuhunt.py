@@ -51,6 +51,12 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
+from gpucost.catalog.parsing import (
+    GPU_COUNT_INVALID,
+    CheapestOffers,
+    read_gpu_count,
+    read_zip_member,
+)
 from gpucost.catalog.records import (
     EmptyPayloadError,
     ParseError,
@@ -60,16 +66,7 @@ from gpucost.catalog.records import (
     Reject,
 )
 from gpucost.catalog.sizes import provider_size_count, retired_size
-from gpucost.catalog.sources.base import (
-    GPU_COUNT_INVALID,
-    CheapestOffers,
-    FetchContext,
-    FetchError,
-    Part,
-    Source,
-    read_gpu_count,
-    read_zip_member,
-)
+from gpucost.catalog.sources.base import FetchContext, FetchError, Part, Source
 
 NAME = "gpuhunt"
 DEFAULT_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com"

@@ -37,16 +37,10 @@ from dataclasses import replace
 
 from bs4 import BeautifulSoup, Tag
 
+from gpucost.catalog.pages import first_price, node_text, plain_number, read_page
+from gpucost.catalog.parsing import finish_cheapest
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
-from gpucost.catalog.sources.base import (
-    FetchPolicy,
-    Source,
-    finish_cheapest,
-    first_price,
-    node_text,
-    plain_number,
-    read_page,
-)
+from gpucost.catalog.sources.base import FetchPolicy, Source
 
 NAME = "hyperstack"
 DEFAULT_URL = "https://www.hyperstack.cloud/gpu-pricing"

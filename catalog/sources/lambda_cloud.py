@@ -27,20 +27,17 @@ import re
 
 from bs4 import BeautifulSoup, Tag
 
-from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
-from gpucost.catalog.sources.base import (
-    GPU_COUNT_INVALID,
-    FetchPolicy,
-    Source,
+from gpucost.catalog.pages import (
     clean_text,
-    finish_cheapest,
     first_price,
     no_price_reason,
     node_text,
     plain_number,
-    read_gpu_count,
     read_page,
 )
+from gpucost.catalog.parsing import GPU_COUNT_INVALID, finish_cheapest, read_gpu_count
+from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
+from gpucost.catalog.sources.base import FetchPolicy, Source
 
 NAME = "lambda"
 DEFAULT_URL = "https://lambda.ai/pricing"

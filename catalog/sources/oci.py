@@ -80,6 +80,13 @@ import zipfile
 from datetime import UTC, datetime
 from typing import Any
 
+from gpucost.catalog.parsing import (
+    GPU_COUNT_INVALID,
+    CheapestOffers,
+    raise_empty,
+    read_gpu_count,
+    read_zip_member,
+)
 from gpucost.catalog.records import (
     ParseError,
     ParseResult,
@@ -87,15 +94,7 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
-from gpucost.catalog.sources.base import (
-    GPU_COUNT_INVALID,
-    CheapestOffers,
-    FetchContext,
-    Source,
-    raise_empty,
-    read_gpu_count,
-    read_zip_member,
-)
+from gpucost.catalog.sources.base import FetchContext, Source
 
 NAME = "oci"
 DEFAULT_URL = "https://www.oracle.com/a/ocom/docs/cloudestimator2/data"

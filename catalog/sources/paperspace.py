@@ -37,16 +37,10 @@ import re
 
 from bs4 import Tag
 
+from gpucost.catalog.pages import classes, first_price, node_text, read_page
+from gpucost.catalog.parsing import finish_cheapest
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
-from gpucost.catalog.sources.base import (
-    FetchPolicy,
-    Source,
-    classes,
-    finish_cheapest,
-    first_price,
-    node_text,
-    read_page,
-)
+from gpucost.catalog.sources.base import FetchPolicy, Source
 
 NAME = "paperspace"
 DEFAULT_URL = "https://www.paperspace.com/pricing"

@@ -59,16 +59,10 @@ from typing import Any
 
 from bs4 import BeautifulSoup, Tag
 
+from gpucost.catalog.pages import clean_text, node_text, read_page
+from gpucost.catalog.parsing import GPU_COUNT_INVALID, finish_cheapest, read_gpu_count
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
-from gpucost.catalog.sources.base import (
-    GPU_COUNT_INVALID,
-    Source,
-    clean_text,
-    finish_cheapest,
-    node_text,
-    read_gpu_count,
-    read_page,
-)
+from gpucost.catalog.sources.base import Source
 
 NAME = "runpod"
 DEFAULT_URL = "https://www.runpod.io/pricing"
@@ -81,7 +75,7 @@ _TAG = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<what>GB VRAM|GB RAM|vCPUs?)$", r
 
 def _price(value: Any) -> float | None:
     """A price held as data (a JSON-LD string, a data- attribute), not printed text, so not
-    base.first_price: the whole value is read by float() ("$" and commas dropped); None
+    pages.first_price: the whole value is read by float() ("$" and commas dropped); None
     unless above 0."""
     if isinstance(value, bool) or value is None:
         return None

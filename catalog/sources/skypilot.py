@@ -30,54 +30,33 @@ Parse (one CSV = one cloud = one stream):
 * the same (sku, region, pricing model) twice keeps the lowest price, the others become
   Reject("duplicate_offer").
 
-GCP specifics. GCP rows come in two kinds: VM rows (InstanceType set, no accelerator) carry the
-vCPU+RAM price only; GPU rows (no InstanceType, AcceleratorName set) carry only the price of
-AcceleratorCount GPUs in one zone. For the accelerator-optimised families whose GPUs are
-bundled (a2-highgpu/megagpu = A100 40GB, a2-ultragpu = A100 80GB, a3-highgpu/edgegpu = H100,
-a3-megagpu = H100-MEGA, a3-ultragpu = H200, a4-highgpu = B200, g2-standard = L4) the machine's
-price is VM row + the matching GPU row of the same AvailabilityZone (spot with spot), e.g.
-us-central1-a 2026-05-20 `a2-highgpu-1g` 0.73948 + A100x1 2.93391 = 3.67339. A bundled
-machine without its GPU row in that zone -> Reject("gpu_price_missing"). The a4 (B200) GPU
-rows are "1 gpu slice" SKUs that already include the host, so their VM row is 0 by design and
-only the GPU part must be positive. An accelerator machine type (a*-...-Ng) not in the table
--> Reject("unknown_accelerator_machine").
-
-GPU rows of *attachable* GPUs (N1 attachments: T4, V100, P100, P4; and any other GPU row whose
-model is not one of the bundled ones) are emitted on their own as sku `<GPU>x<count>` (e.g.
-`T4x1`): the price is the GPU(s) only and EXCLUDES the host VM (which the user picks freely).
-TPU rows (`tpu-v5p-8`, ...) are emitted with sku = gpu_name_raw = the TPU type, gpu_count =
-chips in the slice (v2/v3/v4/v5p names count TensorCores, two per chip; v5e/v6e names count
-chips). GCP region = the AvailabilityZone when present, so zones stay distinct.
+GCP rows are assembled differently (VM + GPU rows, TPU slices): catalog/sources/_skypilot_gcp.py.
+The reading of one catalog CSV (its rows, GpuInfo, GPU names and counts, a row's prices) is
+catalog/sources/_skypilot_csv.py.
 """
 
 from __future__ import annotations
 
-import ast
-import csv
-import io
-import json
 import re
-from collections import defaultdict
-from collections.abc import Iterable, Iterator
-from dataclasses import replace
-from typing import Any
+from collections.abc import Iterable
 
-from gpucost.catalog.records import (
-    EmptyPayloadError,
-    ParseError,
-    ParseResult,
-    Payload,
-    PriceObservation,
-)
+from gpucost.catalog.parsing import GPU_COUNT_INVALID, CheapestOffers, read_gpu_count
+from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation
 from gpucost.catalog.sizes import provider_size_count, retired_size
-from gpucost.catalog.sources.base import (
-    GPU_COUNT_INVALID,
-    CheapestOffers,
-    FetchContext,
-    Part,
-    Source,
-    read_gpu_count,
+from gpucost.catalog.sources._skypilot_csv import (
+    add_row_prices,
+    gpu_name_and_count,
+    num,
+    per_gpu_memory_gb,
+    positive,
+    raw_text,
+    read_rows,
+    size_is_total,
+    size_mib,
+    zone_of,
 )
+from gpucost.catalog.sources._skypilot_gcp import parse_gcp
+from gpucost.catalog.sources.base import FetchContext, Part, Source
 from gpucost.catalog.sources.vast import gpu_label
 
 NAME = "skypilot"
@@ -89,8 +68,6 @@ CLOUDS: tuple[str, ...] = (
 )
 
 PROVIDER_OF_CLOUD = {"do": "digitalocean"}
-MAX_GPU_MEMORY_GB = 300.0  # no GPU has more per device (B300: 288 GB)
-_MEMORY_IS_TOTAL = frozenset({"vast"})  # GpuInfo SizeInMiB holds all GPUs of the row
 _SPOT_MODEL = {"vast": "interruptible_bid"}
 # a marketplace has no list price: Vast's Price is community capacity (as in the vast source)
 _PRICE_MODEL = {"vast": "community"}
@@ -116,30 +93,8 @@ _REFUSED_CURRENCY = {"ovhcloud": "currency_unknown", "alicloud": "currency_conve
 # same price in us-south-1/2/3; some rows leave Region empty: jp-tok-2 -> jp-tok)
 _REGION_FROM_ZONE = frozenset({"ibm"})
 
-# A100-80GB-160GB (verda 538675a): the total memory glued to a GPU name -> A100-80GB
-_TOTAL_MEMORY_SUFFIX = re.compile(r"^(?P<name>.+-\d+GB)-\d+GB$", re.IGNORECASE)
 # Vast rows: <n>x-<gpu name, spaces as _>-<vCPUs>-<RAM MiB> (vast_gpu_name)
 _VAST_SKU = re.compile(r"^\d+x-(?P<gpu>.+)-\d+-\d+$")
-# fractional (vGPU) products named A10*1/12, T4/8 with AcceleratorCount 1 (alicloud)
-_FRACTION = re.compile(r"^(?P<name>.+?)\s*(?:\*\s*(?P<num>\d+))?\s*/\s*(?P<den>\d+)$")
-
-
-# GCP machine-type pattern -> (accelerator name of the GPU rows, GPUs per machine or None to
-# read the "-<N>g" suffix, host price included in the GPU row).
-_GCP_BUNDLED: tuple[tuple[re.Pattern[str], str, int | None, bool], ...] = (
-    (re.compile(r"^a2-highgpu-(\d+)g$"), "A100", None, False),
-    (re.compile(r"^a2-megagpu-(\d+)g$"), "A100", None, False),
-    (re.compile(r"^a2-ultragpu-(\d+)g$"), "A100-80GB", None, False),
-    (re.compile(r"^a3-highgpu-(\d+)g$"), "H100", None, False),
-    (re.compile(r"^a3-edgegpu-(\d+)g(?:-nolssd)?$"), "H100", None, False),
-    (re.compile(r"^a3-megagpu-(\d+)g$"), "H100-MEGA", None, False),
-    (re.compile(r"^a3-ultragpu-(\d+)g(?:-nolssd)?$"), "H200", None, False),
-    (re.compile(r"^a4-highgpu-(\d+)g$"), "B200", None, True),
-)
-_G2_L4 = {4: 1, 8: 1, 12: 1, 16: 1, 32: 1, 24: 2, 48: 4, 96: 8}  # g2-standard-<vCPUs> -> L4s
-_GCP_ACCEL_MACHINE = re.compile(r"^a\d+[a-z]*-[a-z]+-\d+g(?:-|$)")
-_TPU = re.compile(r"^tpu-(?P<gen>v\d+[a-z]*?)(?:litepod)?-(?P<n>\d+)$")
-_TPU_CHIPS_IN_NAME = ("v5lite", "v5e", "v6e")  # names count chips, not TensorCores
 
 _NAME_CLOUD = re.compile(r"(?:^|/)(?P<cloud>[a-z0-9]+)(?:/vms\.csv$|_vms(?:[_.-]|$))")
 
@@ -158,189 +113,16 @@ def cloud_of(payload: Payload) -> str:
     raise ParseError(f"skypilot: cannot tell the cloud from payload name {payload.name!r}")
 
 
-def _num(text: str | None) -> float | None:
-    text = (text or "").strip()
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if value == value else None  # NaN -> None
-
-
-def _positive(text: str | None) -> float | None:
-    value = _num(text)
-    return value if value is not None and value > 0 else None
-
-
-def _gpu_info(text: str) -> dict[str, Any] | None:
-    """GpuInfo as a dict with lower-cased keys, whichever dialect it is in (a Python literal,
-    JSON, a Python literal with JSON's `null`, lower-cased keys); None for a plain string
-    ("V100", "T4 16GB") or anything unreadable. Never raises."""
-    text = text.strip()
-    if not text.startswith("{"):
-        return None
-    info: Any = None
-    for attempt in (
-        lambda: ast.literal_eval(text),
-        lambda: json.loads(text),
-        # hyperstack: a Python literal with JSON's null ('Manufacturer': null)
-        lambda: ast.literal_eval(re.sub(r"\bnull\b", "None", text)),
-    ):
-        try:
-            info = attempt()
-            break
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-    return _lower_keys(info) if isinstance(info, dict) else None
-
-
-def _lower_keys(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k).lower(): _lower_keys(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_lower_keys(v) for v in value]
-    return value
-
-
-def _size_mib(gpu_info: str) -> float | None:
-    """GpuInfo's first `Gpus` entry's MemoryInfo.SizeInMiB (whatever it holds), or None."""
-    info = _gpu_info(gpu_info)
-    if info is None:
-        return None  # e.g. Azure, IBM, Paperspace write a bare name ("V100") there
-    try:
-        mib = float(info["gpus"][0]["memoryinfo"]["sizeinmib"])
-    except (KeyError, IndexError, TypeError, ValueError):
-        return None
-    return mib if mib > 0 else None
-
-
-def size_is_total(rows: Iterable[dict[str, str]]) -> bool:
-    """Whether a catalog's GpuInfo `SizeInMiB` ("per GPU") holds the memory of all the row's
-    GPUs, told from the catalog itself: a GPU name listed at two or more GPU counts votes
-    "total" when its size grows in proportion to the count (primeintellect d9a304e: A100-80GB
-    x1 81920, x8 655360; verda 538675a: B300 x2 537600, x4 1075200; Vast) and "per GPU" when
-    the size stays put (verda 000c1d0: B300 x2 and x4 268800; lambda, nebius, lium...). The
-    majority decides; a catalog with no such name (or a tie) is read as per GPU."""
-    sizes: dict[str, dict[float, float]] = defaultdict(dict)
-    for row in rows:
-        name, count = gpu_name_and_count(row.get("AcceleratorName") or "",
-                                         _positive(row.get("AcceleratorCount")))
-        mib = _size_mib(row.get("GpuInfo") or "")
-        if name and count and mib:
-            sizes[name].setdefault(count, mib)
-    votes = {"total": 0, "per_gpu": 0}
-    for by_count in sizes.values():
-        if len(by_count) < 2:
-            continue
-        (n_low, s_low), (n_high, s_high) = min(by_count.items()), max(by_count.items())
-        if abs(s_high / s_low - n_high / n_low) <= 0.02 * (n_high / n_low):
-            votes["total"] += 1
-        elif abs(s_high / s_low - 1) <= 0.02:
-            votes["per_gpu"] += 1
-    return votes["total"] > votes["per_gpu"]
-
-
-def _gpu_memory_gb(gpu_info: str, count: float | None, cloud: str,
-                   total: bool = False) -> float | None:
-    """Per-GPU memory in GB from GpuInfo's first `Gpus` entry, or None when GpuInfo is not a
-    dict or the figure is not plausible (> MAX_GPU_MEMORY_GB per GPU). `total`: the catalog
-    writes the memory of all the row's GPUs there (size_is_total), so it is divided by the
-    count, as for Vast always."""
-    mib = _size_mib(gpu_info)
-    if mib is None:
-        return None
-    if (total or cloud in _MEMORY_IS_TOTAL) and count and count > 0:
-        mib /= count
-    gb = mib if mib < 1024 else mib / 1024  # below 1024: already GB (shadeform's unit bug)
-    return round(gb, 1) if gb <= MAX_GPU_MEMORY_GB else None
-
-
-class _Rows:
-    """The non-empty rows of a CSV, read anew on every pass (the parsers make two or three)
-    rather than held as a list of dicts: 250,000 rows as dicts took about 280 MB."""
-
-    def __init__(self, text: str, header: list[str]) -> None:
-        self.text, self.header = text, header
-        self._count: int | None = None
-
-    def __iter__(self) -> Iterator[dict[str, str]]:
-        reader = csv.DictReader(io.StringIO(self.text, newline=""))
-        _ = reader.fieldnames  # reads the header line
-        reader.fieldnames = self.header  # the names stripped
-        count = 0
-        for row in reader:
-            if any((v or "").strip() for v in row.values() if v):
-                count += 1
-                yield row
-        self._count = count
-
-    def __len__(self) -> int:
-        if self._count is None:
-            for _ in self:
-                pass
-        return self._count or 0
-
-
-def _read_rows(payload: Payload) -> tuple[list[str], _Rows]:
-    try:
-        text = payload.content.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"skypilot {payload.name}: not UTF-8 text ({exc})") from exc
-    try:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        header = [h.strip() for h in (reader.fieldnames or [])]
-        rows = _Rows(text, header)
-        n = len(rows)  # one whole pass: a malformed CSV raises here
-    except csv.Error as exc:
-        raise ParseError(f"skypilot {payload.name}: malformed CSV ({exc})") from exc
-    if not header:
-        raise EmptyPayloadError(f"skypilot {payload.name}: empty file, not even a header")
-    missing = {"InstanceType", "Price"} - set(header)
-    if missing:
-        raise ParseError(
-            f"skypilot {payload.name}: CSV lacks the column(s) {sorted(missing)}"
-            f" (header: {','.join(header)[:200]})"
-        )
-    if not n:
-        raise EmptyPayloadError(f"skypilot {payload.name}: header only, no rows")
-    return header, rows
-
-
-def _raw(row: dict[str, str]) -> str:
-    return ",".join(f"{k}={v}" for k, v in row.items() if v)[:2000]
-
-
 def parse(payload: Payload) -> ParseResult:
     cloud = cloud_of(payload)
-    _, rows = _read_rows(payload)
+    _, rows = read_rows(payload)
     result = ParseResult(stream=cloud)
     out = CheapestOffers(result)
     if cloud == "gcp":
-        _parse_gcp(rows, out)
+        parse_gcp(rows, out)
     else:
         _parse_generic(rows, cloud, out)
     return out.finish(f"skypilot {payload.name}: no accepted GPU price", f"{len(rows)} rows")
-
-
-def gpu_name_and_count(name: str, count: float | None) -> tuple[str, float | None]:
-    """The bare GPU name and the GPUs of a row: a fraction in the name is the count
-    (`A10*1/12` x1 -> A10, 0.083; `T4/8` -> T4, 0.125); total memory glued to the name is
-    dropped (`A100-80GB-160GB` -> A100-80GB).
-
-    >>> gpu_name_and_count("A10*1/3", 1.0)
-    ('A10', 0.333)
-    """
-    name = name.strip()
-    m = _FRACTION.match(name)
-    if m and int(m.group("den")) > 0:
-        share = int(m.group("num") or 1) / int(m.group("den"))
-        return m.group("name").strip(), round((count if count else 1.0) * share, 3)
-    m = _TOTAL_MEMORY_SUFFIX.match(name)
-    if m:
-        return m.group("name"), count
-    return name, count
 
 
 def vast_gpu_name(sku: str, gpu_info: str, count: float | None) -> str | None:
@@ -354,7 +136,7 @@ def vast_gpu_name(sku: str, gpu_info: str, count: float | None) -> str | None:
     m = _VAST_SKU.match(sku.strip())
     if not m:
         return None
-    mib = _size_mib(gpu_info)
+    mib = size_mib(gpu_info)
     per_gpu = mib / count if mib and count and count > 0 else None  # Vast: the row's total
     return gpu_label(m.group("gpu").replace("_", " "), per_gpu)
 
@@ -369,8 +151,8 @@ def is_placeholder_catalog(rows: Iterable[dict[str, str]]) -> bool:
         if not (row.get("AcceleratorName") or "").strip():
             continue
         n += 1
-        price, spot = _positive(row.get("Price")), _positive(row.get("SpotPrice"))
-        count = _positive(row.get("AcceleratorCount"))
+        price, spot = positive(row.get("Price")), positive(row.get("SpotPrice"))
+        count = positive(row.get("AcceleratorCount"))
         if price is None or count is None or spot != price:
             return False
         per_gpu.add(round(price / count, 6))
@@ -382,7 +164,7 @@ def _region(row: dict[str, str], cloud: str) -> str:
         region = (row.get("Region") or "").strip()
         zone = (row.get("AvailabilityZone") or "").strip()
         return region or re.sub(r"-\d+$", "", zone)
-    return _zone(row)
+    return zone_of(row)
 
 
 def _parse_generic(rows: Iterable[dict[str, str]], cloud: str, out: CheapestOffers) -> None:
@@ -395,14 +177,14 @@ def _parse_generic(rows: Iterable[dict[str, str]], cloud: str, out: CheapestOffe
             continue  # CPU-only VM
         sku = (row.get("InstanceType") or "").strip()
         if not sku:
-            out.reject("missing_instance_type", f"{accel} row without InstanceType", _raw(row))
+            out.reject("missing_instance_type", f"{accel} row without InstanceType", raw_text(row))
             continue
         if retired_size(provider, sku):
-            out.reject("retired_promo_size", f"{sku}: a retired promotional size", _raw(row))
+            out.reject("retired_promo_size", f"{sku}: a retired promotional size", raw_text(row))
             continue
         stated, why = read_gpu_count(row.get("AcceleratorCount"), fractions=True)
         if why:
-            out.reject(GPU_COUNT_INVALID, f"{sku} {accel}: {why}", _raw(row))
+            out.reject(GPU_COUNT_INVALID, f"{sku} {accel}: {why}", raw_text(row))
             continue
         name, count = gpu_name_and_count(accel, stated)
         if cloud == "vast":
@@ -419,197 +201,22 @@ def _parse_generic(rows: Iterable[dict[str, str]], cloud: str, out: CheapestOffe
             gpu_name_raw=name,
             gpu_count=count,
             currency=_CURRENCY.get(cloud, "USD"),
-            gpu_memory_gb=_gpu_memory_gb(row.get("GpuInfo") or "", count, cloud, total),
-            vcpus=_num(row.get("vCPUs")),
-            ram_gb=_num(row.get("MemoryGiB")),
+            gpu_memory_gb=per_gpu_memory_gb(row.get("GpuInfo") or "", count, cloud, total),
+            vcpus=num(row.get("vCPUs")),
+            ram_gb=num(row.get("MemoryGiB")),
         )
         what = f"{sku} {template.region} {name} x{count:g}" if count else f"{sku} {name}"
         if placeholder:
             out.reject("placeholder_price",
                        f"{what}: Price {row.get('Price')} = SpotPrice, the same whole number"
-                       " per GPU on every GPU row of the catalog", _raw(row))
+                       " per GPU on every GPU row of the catalog", raw_text(row))
             continue
         if cloud in _REFUSED_CURRENCY:
             out.reject(_REFUSED_CURRENCY[cloud],
                        f"{what}: {cloud} prices are not in a known provider currency"
-                       f" (Price {row.get('Price')})", _raw(row))
+                       f" (Price {row.get('Price')})", raw_text(row))
             continue
-        _add_row_prices(template, row, out, spot_model=_SPOT_MODEL.get(cloud, "spot"))
-
-
-def _add_row_prices(
-    template: PriceObservation, row: dict[str, str], out: CheapestOffers, *, spot_model: str
-) -> None:
-    """The on_demand row from Price and the spot row from SpotPrice (if any). A row with
-    neither is a zero_or_missing_price reject; a spot-only row (empty Price, SpotPrice set:
-    Prime Intellect's __SPOT rows, Verda) is a spot offer, not a reject."""
-    price = _positive(row.get("Price"))
-    spot = _positive(row.get("SpotPrice"))
-    if price is not None:
-        out.add(replace(template, price_per_hour=price), _raw(row))
-    elif spot is None or _num(row.get("Price")) is not None:
-        out.reject("zero_or_missing_price",
-                   f"{template.sku} {template.region} Price {row.get('Price')!r}", _raw(row))
-    if spot is not None:
-        out.add(replace(template, pricing_model=spot_model, price_per_hour=spot), _raw(row))
-
-
-def gcp_bundled_gpu(machine_type: str) -> tuple[str, int, bool] | None:
-    """(accelerator name, GPUs, host included in GPU price) of a GCP machine with bundled GPUs.
-
-    >>> gcp_bundled_gpu("a3-highgpu-8g")
-    ('H100', 8, False)
-    """
-    for pattern, accel, fixed, host_in_gpu in _GCP_BUNDLED:
-        m = pattern.match(machine_type)
-        if m:
-            return accel, fixed or int(m.group(1)), host_in_gpu
-    m = re.match(r"^g2-standard-(\d+)$", machine_type)
-    if m and int(m.group(1)) in _G2_L4:
-        return "L4", _G2_L4[int(m.group(1))], False
-    return None
-
-
-def tpu_chips(name: str) -> float | None:
-    """Chips in a TPU slice type: tpu-v5p-8 -> 4 (TensorCores / 2), tpu-v6e-8 -> 8."""
-    m = _TPU.match(name)
-    if not m:
-        return None
-    n = int(m.group("n"))
-    if any(name.startswith(f"tpu-{g}") for g in _TPU_CHIPS_IN_NAME):
-        return float(n)
-    return max(n / 2, 1.0)
-
-
-def _parse_gcp(rows: Iterable[dict[str, str]], out: CheapestOffers) -> None:
-    gpu_rows: dict[tuple[str, float, str], dict[str, str]] = {}
-    bundled_names = {accel for _, accel, _, _ in _GCP_BUNDLED} | {"L4"}
-    for row in rows:
-        accel = (row.get("AcceleratorName") or "").strip()
-        if accel and not (row.get("InstanceType") or "").strip():
-            count = _num(row.get("AcceleratorCount")) or 0.0
-            gpu_rows.setdefault((accel, count, _zone(row)), row)
-
-    tpu_placeholders = _tpu_placeholder_prices(rows)
-    for row in rows:
-        machine = (row.get("InstanceType") or "").strip()
-        accel = (row.get("AcceleratorName") or "").strip()
-        if machine:
-            _gcp_machine(row, machine, gpu_rows, out)
-        elif accel.startswith("tpu-"):
-            placeholder = {model for model, column in (("on_demand", "Price"),
-                                                       ("spot", "SpotPrice"))
-                           if _num(row.get(column)) in tpu_placeholders.get(
-                               (_tpu_family(accel), _zone(row), column), set())}
-            _gcp_standalone(row, accel, out, sku=accel, count=tpu_chips(accel) or 1.0,
-                            placeholder=placeholder)
-        elif accel and accel not in bundled_names:
-            count, why = read_gpu_count(row.get("AcceleratorCount"))
-            if why:
-                out.reject(GPU_COUNT_INVALID, f"{accel} {_zone(row)}: {why}", _raw(row))
-                continue
-            sku = f"{accel}x{count:g}" if count else accel
-            _gcp_standalone(row, accel, out, sku=sku, count=count)
-
-
-def _tpu_family(name: str) -> str:
-    return re.sub(r"-\d+$", "", name)  # tpu-v6e-256 -> tpu-v6e
-
-
-def _tpu_placeholder_prices(
-    rows: Iterable[dict[str, str]],
-) -> dict[tuple[str, str, str], set[float]]:
-    """(TPU family, zone, price column) -> the prices that are placeholders: one instance price
-    shared by 3+ different slice sizes of one TPU family in one zone (the recorded catalogs
-    give tpu-v6e-1 ... tpu-v6e-256 all 700.0 in some zones; a real price grows with the
-    slice)."""
-    sizes: dict[tuple[str, str, str, float], set[str]] = defaultdict(set)
-    for row in rows:
-        accel = (row.get("AcceleratorName") or "").strip()
-        if (row.get("InstanceType") or "").strip() or not accel.startswith("tpu-"):
-            continue
-        for column in ("Price", "SpotPrice"):
-            price = _positive(row.get(column))
-            if price is not None:
-                sizes[(_tpu_family(accel), _zone(row), column, price)].add(accel)
-    found: dict[tuple[str, str, str], set[float]] = defaultdict(set)
-    for (family, zone, column, price), names in sizes.items():
-        if len(names) >= 3:
-            found[(family, zone, column)].add(price)
-    return found
-
-
-def _zone(row: dict[str, str]) -> str:
-    return (row.get("AvailabilityZone") or "").strip() or (row.get("Region") or "").strip()
-
-
-def _gcp_standalone(
-    row: dict[str, str], accel: str, out: CheapestOffers, *, sku: str, count: float | None,
-    placeholder: set[str] | None = None,
-) -> None:
-    template = PriceObservation(
-        provider="gcp", sku=sku, region=_zone(row), pricing_model="on_demand",
-        price_per_hour=None, gpu_name_raw=accel, gpu_count=count,
-        gpu_memory_gb=None if accel.startswith("tpu-")
-        else _gpu_memory_gb(row.get("GpuInfo") or "", count, "gcp"),
-    )
-    if placeholder:
-        for model, column in (("on_demand", "Price"), ("spot", "SpotPrice")):
-            if model in placeholder:
-                out.reject("placeholder_price",
-                           f"{sku} {template.region} {model}: {row.get(column)} is the same"
-                           " instance price as 2+ other slice sizes of the family in this zone",
-                           _raw(row))
-        row = {k: ("" if (k == "Price" and "on_demand" in placeholder)
-                   or (k == "SpotPrice" and "spot" in placeholder) else v)
-               for k, v in row.items()}
-        if "on_demand" in placeholder and "spot" in placeholder:
-            return
-        if "on_demand" in placeholder:  # the spot part stands on its own
-            spot = _positive(row.get("SpotPrice"))
-            if spot is not None:
-                out.add(replace(template, pricing_model="spot", price_per_hour=spot), _raw(row))
-            return
-    _add_row_prices(template, row, out, spot_model="spot")
-
-
-def _gcp_machine(
-    row: dict[str, str],
-    machine: str,
-    gpu_rows: dict[tuple[str, float, str], dict[str, str]],
-    out: CheapestOffers,
-) -> None:
-    bundle = gcp_bundled_gpu(machine)
-    if bundle is None:
-        if _GCP_ACCEL_MACHINE.match(machine):
-            out.reject("unknown_accelerator_machine", f"{machine}: GPU model/count unknown",
-                       _raw(row))
-        return  # a plain VM without GPUs
-    accel, count, host_in_gpu = bundle
-    zone = _zone(row)
-    gpu = gpu_rows.get((accel, float(count), zone))
-    if gpu is None:
-        out.reject("gpu_price_missing", f"{machine} {zone}: no {accel}x{count} row",
-                   _raw(row))
-        return
-    raw = f"{_raw(row)} + {_raw(gpu)}"
-    template = PriceObservation(
-        provider="gcp", sku=machine, region=zone, pricing_model="on_demand",
-        price_per_hour=None, gpu_name_raw=accel, gpu_count=float(count),
-        gpu_memory_gb=_gpu_memory_gb(gpu.get("GpuInfo") or "", count, "gcp"),
-        vcpus=_num(row.get("vCPUs")), ram_gb=_num(row.get("MemoryGiB")),
-    )
-    for model, column in (("on_demand", "Price"), ("spot", "SpotPrice")):
-        vm_part = _num(row.get(column))
-        gpu_part = _positive(gpu.get(column))
-        if vm_part is not None and (vm_part > 0 or (host_in_gpu and vm_part == 0)) \
-                and gpu_part is not None:
-            total = round(vm_part + gpu_part, 5)
-            out.add(replace(template, pricing_model=model, price_per_hour=total), raw)
-        elif model == "on_demand":
-            out.reject("zero_or_missing_price",
-                       f"{machine} {zone}: VM part {row.get(column)!r},"
-                       f" {accel}x{count} part {gpu.get(column)!r}", _raw(row))
+        add_row_prices(template, row, out, spot_model=_SPOT_MODEL.get(cloud, "spot"))
 
 
 SOURCE = Source(

@@ -25,7 +25,7 @@ They are aggregated into buckets of (GPU name, GPUs per offer):
 * fractional offers (``num_gpus`` below 1: a slice of one card) are kept apart in their own
   buckets and flagged by their fractional gpu_count (the marts keep them out of per-GPU
   statistics); a ``num_gpus`` that is no count (``Infinity``, 0, -1, 1.5, text) ->
-  Reject("gpu_count_invalid"), that offer alone (base.read_gpu_count); offers without a
+  Reject("gpu_count_invalid"), that offer alone (parsing.read_gpu_count); offers without a
   GPU name or count -> Reject("gpu_unknown"); a missing or non-positive
   ``dph_base`` -> Reject("zero_or_missing_price") (unknown, never free); ``rentable`` false
   -> Reject("not_rentable").
@@ -61,6 +61,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from gpucost.catalog.parsing import GPU_COUNT_INVALID, raise_empty, read_gpu_count
 from gpucost.catalog.records import (
     ParseError,
     ParseResult,
@@ -68,14 +69,7 @@ from gpucost.catalog.records import (
     PriceObservation,
     Reject,
 )
-from gpucost.catalog.sources.base import (
-    GPU_COUNT_INVALID,
-    FetchContext,
-    Part,
-    Source,
-    raise_empty,
-    read_gpu_count,
-)
+from gpucost.catalog.sources.base import FetchContext, Part, Source
 
 NAME = "vast"
 DEFAULT_URL = "https://console.vast.ai/api/v0/bundles/"

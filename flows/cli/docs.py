@@ -57,7 +57,7 @@ def mart_columns(con: duckdb.DuckDBPyConnection,
 def reference_columns() -> dict[str, list[tuple[str, str]]]:
     """Build every model in memory (curated catalog, empty raw layer); the marts' columns."""
     from gpucost.warehouse.curated import load_curated
-    from gpucost.warehouse.store import SCHEMA_SQL
+    from gpucost.warehouse.raw_schema import SCHEMA_SQL
 
     con = duckdb.connect(":memory:")
     try:

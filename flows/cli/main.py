@@ -23,7 +23,7 @@ from gpucost.flows.cli.terminal import SafeStream, one_line, safe, safe_lines
 
 
 def _parse_when(text: str) -> datetime:
-    from gpucost.warehouse.store import CLOCK_SKEW, FIRST_PLAUSIBLE, plausible
+    from gpucost.warehouse.refusals import CLOCK_SKEW, FIRST_PLAUSIBLE, plausible
 
     try:
         value = datetime.fromisoformat(text)

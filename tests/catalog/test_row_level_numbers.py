@@ -1,7 +1,7 @@
 """Row-level numbers (issue 27, item 6): one `inf` GPU count once refused a whole catalog
 (OverflowError at load), and counts 0, -1, 1.5 or unparseable text were published as offers.
 A bad count now refuses its row with the reason `gpu_count_invalid` (the parsers, through
-catalog.sources.base.read_gpu_count; the loader's gate as the last line of defence), and the
+catalog.parsing.read_gpu_count; the loader's gate as the last line of defence), and the
 other rows load and publish. Sources whose rows can be a slice of one GPU keep their slices."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from gpucost.catalog.pages import leading_gpu_count
+from gpucost.catalog.parsing import GPU_COUNT_INVALID, read_gpu_count
 from gpucost.catalog.records import Payload
 from gpucost.catalog.sources import crosscheck, gcp_pricing_page, oci, skypilot, vast
-from gpucost.catalog.sources.base import GPU_COUNT_INVALID, leading_gpu_count, read_gpu_count
 from gpucost.flows.pipeline import ingest_files
 
 WHEN = datetime(2026, 3, 1, tzinfo=UTC)

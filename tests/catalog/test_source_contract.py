@@ -25,10 +25,15 @@ NAMES = sources.names()
 
 
 def test_every_module_is_registered_once() -> None:
-    modules = {p.stem for p in SOURCES_DIR.glob("*.py")} - {"__init__", "base"}
+    # a module named _<name> is a helper of a source (catalog/sources/__init__.py), not one
+    helpers = {p.stem for p in SOURCES_DIR.glob("_*.py")} - {"__init__"}
+    modules = {p.stem for p in SOURCES_DIR.glob("*.py")} - {"__init__", "base"} - helpers
     registered = {sources.module_path(n).rsplit(".", 1)[1] for n in NAMES}
     assert modules == registered
     assert len(registered) == len(NAMES)
+    for helper in helpers:  # a source cannot hide behind a helper's name
+        module = importlib.import_module(f"{sources.__name__}.{helper}")
+        assert not hasattr(module, "SOURCE"), f"{helper} declares a SOURCE: register it"
 
 
 @pytest.mark.parametrize("name", NAMES)

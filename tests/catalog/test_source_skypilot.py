@@ -10,6 +10,12 @@ import pytest
 
 from gpucost.catalog.records import EmptyPayloadError, ParseError, ParseResult, Payload
 from gpucost.catalog.sources import skypilot
+from gpucost.catalog.sources._skypilot_csv import (
+    gpu_name_and_count,
+    per_gpu_memory_gb,
+    read_rows,
+    size_is_total,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "skypilot"
 RECORDED = "prices/skypilot_format"
@@ -207,11 +213,11 @@ def test_recorded_nebius_hyperstack_fluidstack(shared_data: Path) -> None:
 
 
 def test_recorded_mithril_placeholders_are_refused(shared_data: Path) -> None:
-    rows = skypilot._read_rows(_payload(shared_data / RECORDED / "mithril_vms_1f9eb0c.csv"))[1]
+    rows = read_rows(_payload(shared_data / RECORDED / "mithril_vms_1f9eb0c.csv"))[1]
     assert skypilot.is_placeholder_catalog(rows)  # 1.0 / 8.0 = 1.00 per GPU, spot = price
     for name in ("nebius_vms_0082b04.csv", "hyperbolic_vms_0082b04.csv",
                  "yotta_vms_1f69048.csv"):  # one price per GPU everywhere, but no spot twin
-        rows = skypilot._read_rows(_payload(shared_data / RECORDED / name))[1]
+        rows = read_rows(_payload(shared_data / RECORDED / name))[1]
         assert not skypilot.is_placeholder_catalog(rows), name
 
 
@@ -398,7 +404,7 @@ def test_fixture_alicloud_fractional_gpus() -> None:
     ("H100", 8.0, ("H100", 8.0)),
 ])
 def test_gpu_name_and_count(name: str, count: float, expected: tuple) -> None:
-    assert skypilot.gpu_name_and_count(name, count) == expected
+    assert gpu_name_and_count(name, count) == expected
 
 
 def test_gpu_info_dialects() -> None:
@@ -408,13 +414,13 @@ def test_gpu_info_dialects() -> None:
              " 'totalgpumemoryinmib': 81559}")
     as_json = '{"Gpus": [{"Name": "B300", "Count": 1, "MemoryInfo": {"SizeInMiB": 268288}}]}'
     total = '{"Gpus":[{"Name":"A100-80GB","Count":8,"MemoryInfo":{"SizeInMiB":655360}}]}'
-    assert skypilot._gpu_memory_gb(null, 1.0, "hyperstack") == 80.0
-    assert skypilot._gpu_memory_gb(lower, 8.0, "do") == 79.6
-    assert skypilot._gpu_memory_gb(as_json, 1.0, "verda") == 262.0
-    assert skypilot._gpu_memory_gb(total, 8.0, "primeintellect") is None  # 640 GB: implausible
-    assert skypilot._gpu_memory_gb("V100", 1.0, "ibm") is None
-    assert skypilot._gpu_memory_gb("{'Gpus': [{'Name': 'A6000', 'MemoryInfo': "
-                                   "{'SizeInMiB': 48}}]}", 1.0, "shadeform") == 48.0
+    assert per_gpu_memory_gb(null, 1.0, "hyperstack") == 80.0
+    assert per_gpu_memory_gb(lower, 8.0, "do") == 79.6
+    assert per_gpu_memory_gb(as_json, 1.0, "verda") == 262.0
+    assert per_gpu_memory_gb(total, 8.0, "primeintellect") is None  # 640 GB: implausible
+    assert per_gpu_memory_gb("V100", 1.0, "ibm") is None
+    assert per_gpu_memory_gb("{'Gpus': [{'Name': 'A6000', 'MemoryInfo': "
+                             "{'SizeInMiB': 48}}]}", 1.0, "shadeform") == 48.0
 
 
 # --- per-GPU memory (issue 24: GpuInfo's "per GPU" size is the row's total in some catalogs) --
@@ -478,9 +484,9 @@ def test_size_is_total_votes_per_catalog() -> None:
     totals = [row("A100-80GB", 1, 81920), row("A100-80GB", 8, 655360), row("L40", 2, 98304),
               row("L40", 4, 196608)]
     per_gpu = [row("B300", 2, 268800), row("B300", 4, 268800), row("L4", 1, 24576)]
-    assert skypilot.size_is_total(totals) and not skypilot.size_is_total(per_gpu)
-    assert not skypilot.size_is_total([row("H100", 1, 81920)])  # nothing to compare: per GPU
-    assert skypilot._gpu_memory_gb(totals[1]["GpuInfo"], 8.0, "primeintellect", True) == 80.0
+    assert size_is_total(totals) and not size_is_total(per_gpu)
+    assert not size_is_total([row("H100", 1, 81920)])  # nothing to compare: per GPU
+    assert per_gpu_memory_gb(totals[1]["GpuInfo"], 8.0, "primeintellect", True) == 80.0
 
 
 def test_recorded_vast_gpu_name_comes_from_the_sku(shared_data: Path) -> None:

@@ -26,16 +26,12 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
 from gpucost.catalog.records import PriceObservation
-from gpucost.cluster import shared_raw
+from gpucost.cluster import raw_errors, raw_tables
+from gpucost.cluster.raw_errors import SharedRawPermissionError, SharedRawUnavailableError
+from gpucost.cluster.raw_tables import month_filter
 from gpucost.cluster.settings import write_settings
-from gpucost.cluster.shared_raw import (
-    SharedRaw,
-    SharedRawPermissionError,
-    SharedRawUnavailableError,
-    month_filter,
-    uuid7,
-    uuid7_time,
-)
+from gpucost.cluster.shared_raw import SharedRaw
+from gpucost.cluster.uuid7 import uuid7, uuid7_time
 
 pytestmark = pytest.mark.cluster
 
@@ -211,7 +207,7 @@ def test_writer_dying_before_its_marker_leaves_its_rows_invisible(
     assert proc.returncode == 3, err[-3000:]
 
     # the rows are in the table, committed, but no marker names their fetch
-    stored = raw.table(shared_raw.OBSERVATIONS).scan(row_filter=EqualTo("source", "dies"))
+    stored = raw.table(raw_tables.OBSERVATIONS).scan(row_filter=EqualTo("source", "dies"))
     orphans = stored.to_arrow()
     assert orphans.num_rows == ROWS
     assert raw.markers() == []
@@ -228,7 +224,7 @@ def test_writer_dying_before_its_marker_leaves_its_rows_invisible(
                              _prices(ROWS, datetime(2026, 1, 15, tzinfo=UTC)))
     assert again == fetch_id
     assert raw.observations(source="dies").num_rows == ROWS
-    assert len(raw.table(shared_raw.OBSERVATIONS).scan().to_arrow()) == ROWS + 5
+    assert len(raw.table(raw_tables.OBSERVATIONS).scan().to_arrow()) == ROWS + 5
 
 
 def test_commit_with_unknown_outcome_is_not_repeated(raw: SharedRaw) -> None:
@@ -254,8 +250,8 @@ def test_commit_with_unknown_outcome_is_not_repeated(raw: SharedRaw) -> None:
     assert raw.stats.unknown_outcomes == 2
     assert [m["fetch_id"] for m in raw.markers()] == [first]
     assert raw.observations().num_rows == 7
-    assert len(raw.table(shared_raw.OBSERVATIONS).scan().to_arrow()) == 7
-    assert len(raw.table(shared_raw.FETCHES).history()) == 1
+    assert len(raw.table(raw_tables.OBSERVATIONS).scan().to_arrow()) == 7
+    assert len(raw.table(raw_tables.FETCHES).history()) == 1
 
 
 def test_expired_snapshots_keep_the_rows_and_a_repeat_is_still_recognised(
@@ -263,7 +259,7 @@ def test_expired_snapshots_keep_the_rows_and_a_repeat_is_still_recognised(
     when = datetime(2026, 4, 2, tzinfo=UTC)
     ids = [raw.append_fetch({"source": "old"}, _prices(2, when)) for _ in range(4)]
     assert raw.expire_snapshots(keep=1, min_age=timedelta(0)) == 6
-    for name in (shared_raw.OBSERVATIONS, shared_raw.FETCHES):
+    for name in (raw_tables.OBSERVATIONS, raw_tables.FETCHES):
         assert len(raw.table(name).metadata.snapshots) == 1
     assert sorted(m["fetch_id"] for m in raw.markers()) == sorted(ids)
     assert raw.observations().num_rows == 8
@@ -283,7 +279,7 @@ def test_reading_a_month_plans_only_that_months_data_files(raw: SharedRaw) -> No
         rows = [row for when in months for row in _prices(10, when, sku=f"f{fetch}")]
         raw.append_fetch({"source": "monthly"}, rows)
 
-    table = raw.table(shared_raw.OBSERVATIONS)
+    table = raw.table(raw_tables.OBSERVATIONS)
     assert len(table.scan().plan_files()) == 6
     april = table.scan(row_filter=month_filter("observed_at", ["2025-04"])).plan_files()
     assert len(april) == 2
@@ -296,7 +292,7 @@ def test_reading_a_month_plans_only_that_months_data_files(raw: SharedRaw) -> No
 
     rows = raw.observations(months=["2025-04"])
     assert rows.num_rows == 20
-    assert rows.schema == shared_raw.PRICE_ARROW
+    assert rows.schema == raw_tables.PRICE_ARROW
     observed = pc.unique(rows["observed_at"]).to_pylist()
     assert observed == [months[1]]
     assert raw.observations(months=["2025-03", "2025-05"]).num_rows == 40
@@ -334,12 +330,12 @@ def test_markers_and_already_loaded(raw: SharedRaw) -> None:
     assert rows["observed_at"][0].as_py() == t0
     assert rows["fetch_id"][0].as_py() == ok
 
-    with pytest.raises(shared_raw.InvalidFetchError, match="only 'ok'"):
+    with pytest.raises(raw_errors.InvalidFetchError, match="only 'ok'"):
         raw.append_fetch({"source": "lambda", "status": "failed", "observed_at": t0},
                          [observed])
-    with pytest.raises(shared_raw.InvalidFetchError, match="unknown fetch columns"):
+    with pytest.raises(raw_errors.InvalidFetchError, match="unknown fetch columns"):
         raw.append_fetch({"source": "lambda", "bytes": 3})
-    with pytest.raises(shared_raw.InvalidFetchError, match="observed_at is required"):
+    with pytest.raises(raw_errors.InvalidFetchError, match="observed_at is required"):
         raw.append_fetch({"source": "lambda"}, [observed])  # no date anywhere
 
 
@@ -367,7 +363,7 @@ def test_reader_key_reads_but_cannot_append(raw: SharedRaw, cluster) -> None:  #
         assert "\n" not in str(caught.value)
         assert cluster.reader_secret not in str(caught.value)
     assert [m["fetch_id"] for m in raw.markers()] == [fetch_id]
-    assert len(raw.table(shared_raw.OBSERVATIONS).scan().to_arrow()) == 4
+    assert len(raw.table(raw_tables.OBSERVATIONS).scan().to_arrow()) == 4
 
 
 def test_unreachable_servers_are_a_named_error(raw: SharedRaw, cluster) -> None:  # type: ignore[no-untyped-def]

@@ -275,14 +275,15 @@ def test_a_zip_member_expanding_past_its_cap_is_refused(tmp_path, monkeypatch):
     import io
     import zipfile
 
+    from gpucost.catalog import parsing
     from gpucost.catalog.records import Payload, PayloadTooLargeError
-    from gpucost.catalog.sources import base, oci
+    from gpucost.catalog.sources import oci
 
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("shapes.json", b'{"items": [' + b" " * (4 << 20) + b"]}")
         archive.writestr("products.json", b'{"items": []}')
-    monkeypatch.setattr(base, "MAX_UNZIPPED_BYTES", 1 << 20)
+    monkeypatch.setattr(parsing, "MAX_UNZIPPED_BYTES", 1 << 20)
     with pytest.raises(PayloadTooLargeError, match="shapes.json expands to"):
         oci.parse(Payload(name="oci.zip", content=buffer.getvalue()))
     assert len(buffer.getvalue()) < 20_000
@@ -347,12 +348,12 @@ def test_a_future_fetch_already_in_the_raw_layer_is_not_in_force(tmp_path, monke
     ignore it, so the real newest payload stays in force."""
     from datetime import UTC, datetime
 
-    from gpucost.warehouse import store
+    from gpucost.warehouse import refusals
 
     data = tmp_path / "wh"
     ingest_files("skypilot", [SKY_TINY], data_dir=data, rebuild=False,
                  observed_at=datetime(2026, 3, 1, tzinfo=UTC))
-    monkeypatch.setattr(store, "plausible", lambda when: True)  # as before the check
+    monkeypatch.setattr(refusals, "plausible", lambda when: True)  # as before the check
     doubled = _scaled(SKY_TINY, tmp_path / "lambda_vms_x2.csv", 2.0)
     [future], _ = ingest_files("skypilot", [doubled], data_dir=data,
                                observed_at=datetime(2031, 1, 1, tzinfo=UTC))
