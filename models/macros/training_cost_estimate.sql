@@ -106,7 +106,20 @@ args as (
             as arg_accelerator_key,
         defaults.default_mfu_fp8 as arg_default_mfu_fp8,
         defaults.default_moe_mfu_multiplier as arg_default_moe_mfu_multiplier,
-        cast(micro_batch as double) as arg_micro_batch
+        cast(micro_batch as double) as arg_micro_batch,
+        -- the assumptions a figure left out defaults to (assumption_keys)
+        list_filter([
+            case when goodput is null then 'goodput' end,
+            case when tokens is null and flops is null and days is null
+                then 'tokens_per_param' end,
+            case when pue is null then 'pue' end,
+            case when electricity_usd_per_kwh is null then 'electricity_usd_per_kwh' end
+        ], lambda key: key is not null) as arg_default_keys,
+        list_filter([
+            case when seq_len is null then 'activation_seq_len' end,
+            case when micro_batch is null then 'activation_micro_batch' end,
+            case when n_layers is null or d_model is null then 'd_model_per_layer' end
+        ], lambda key: key is not null) as arg_shape_keys
     from cost_defaults as defaults
 
 ),
@@ -425,43 +438,7 @@ feasibility as (
 
 bases as (
 
-    -- every basis (price_bases_by_size): rental bases per instance size (an offer of at least
-    -- basis_min_gpus GPUs), owned and analyst costs at any size (basis_min_gpus null)
-    select
-        sized.accelerator_id as basis_accelerator_id,
-        sized.price_basis as basis_name,
-        sized.provider as basis_provider,
-        sized.basis_kind,
-        sized.source as basis_source,
-        sized.sku as basis_sku,
-        sized.region as basis_region,
-        sized.fetch_id as basis_fetch_id,
-        sized.source_url as basis_source_url,
-        sized.price_per_gpu_hour as basis_price,
-        sized.observed_at as basis_observed_at,
-        sized.basis_note,
-        sized.min_gpus_per_instance as basis_min_gpus,
-        sized.gpu_count as basis_gpu_count
-    from price_bases_by_size as sized
-
-    union all by name
-
-    select
-        given_for.accelerator_id as basis_accelerator_id,
-        'given' as basis_name,
-        cast(null as varchar) as basis_provider,
-        'given' as basis_kind,
-        cast(null as varchar) as basis_source,
-        cast(null as varchar) as basis_sku,
-        cast(null as varchar) as basis_region,
-        cast(null as bigint) as basis_fetch_id,
-        cast(null as varchar) as basis_source_url,
-        args.arg_price as basis_price,
-        cast(null as timestamptz) as basis_observed_at,
-        'price per GPU-hour given by the caller' as basis_note
-    from args
-    cross join accelerator_cost_inputs as given_for
-    where args.arg_price is not null
+    select * from estimate_price_bases(price_per_gpu_hour := price_per_gpu_hour)
 
 )
 
@@ -491,6 +468,7 @@ select
     bases.basis_name as price_basis,
     bases.basis_provider as provider,
     bases.basis_kind,
+    bases.basis_rank,
     bases.basis_source as source,
     bases.basis_sku as sku,
     bases.basis_region as region,
@@ -553,7 +531,35 @@ select
         billed.arg_pue
     ) * 1000 * billed.arg_usd_per_kwh as energy_cost_usd,
     peak_cluster_power_mw(billed.arg_n_gpus, billed.tdp_w, billed.run_power_ratio, billed.arg_pue)
-        as peak_cluster_power_mw
+        as peak_cluster_power_mw,
+
+    ---------- the catalog assumptions (catalog/assumptions.csv keys) this row read
+    list_filter(
+        list_filter(
+            regexp_extract_all(
+                billed.run_mfu_source, '\b(?:mfu_[a-z0-9_]+|moe_mfu_multiplier)\b'
+            ),
+            lambda key: key <> 'mfu_model'
+        )
+        || case when billed.run_pipeline_efficiency < 1 then ['global_batch_tokens'] else [] end
+        || [billed.server_to_chip_power_key, billed.avg_power_fraction_key]
+        || coalesce(regexp_extract_all(bases.basis_note, '\((cud_discount_[a-z0-9_]+)\)', 1), [])
+        -- the owned basis: Epoch's amortisation (ownership_cost) and its energy
+        || case when bases.basis_name = 'owned' then [
+            'server_cost_overhead', 'network_fraction_of_cluster',
+            'depreciation_ooms_per_year', 'hours_per_year', 'electricity_usd_per_kwh', 'pue'
+        ] else [] end
+        -- feasibility: the training state, activations and the model-parallel limits
+        || case when billed.arg_params_total is not null then [
+            'training_state_bytes_per_param', 'usable_memory_fraction',
+            'activation_bytes_full_recompute', 'max_tensor_parallel',
+            'pcie_max_model_parallel_gpus'
+        ] || case when billed.run_activation_recompute = 'selective'
+            then ['activation_bytes_selective'] else [] end
+        || billed.arg_shape_keys else [] end
+        || billed.arg_default_keys,
+        lambda key: key is not null
+    ) as assumption_keys
 
 from (
     select

@@ -236,6 +236,13 @@ absolute_final as (
 final as (
 
     select
+        checked.* exclude (verdict),
+        checked.verdict.claim_to_supported,
+        checked.verdict.measured_cost_ratio,
+        checked.verdict.claim_to_measured,
+        checked.verdict.price_ratio_needed
+    from (
+    select
         claims.scenario_id,
         pairs.price_basis,
         pairs.accelerator_id,
@@ -249,10 +256,6 @@ final as (
         pairs.usd_per_million_output_tokens,
         pairs.baseline_usd_per_million_output_tokens,
         pairs.supported_ratio,
-        claims.claimed_ratio / case claims.claim_kind
-            when 'throughput_per_gpu' then pairs.throughput_ratio_per_gpu
-            else pairs.supported_ratio
-        end as claim_to_supported,
         measured_pairs.benchmark as measured_benchmark,
         measured_pairs.scenario as measured_scenario,
         measured_pairs.round as measured_round,
@@ -264,19 +267,18 @@ final as (
         measured_pairs.baseline_tokens_per_second_per_gpu
             as measured_baseline_tokens_per_second_per_gpu,
         measured_pairs.measured_ratio,
-        measured_ratio / pairs.price_ratio as measured_cost_ratio,
-        claims.claimed_ratio / case claims.claim_kind
-            when 'throughput_per_gpu' then measured_ratio
-            else measured_cost_ratio
-        end as claim_to_measured,
-        case when claims.claim_kind = 'cost_per_token'
-            then measured_ratio / claims.claimed_ratio
-        end as price_ratio_needed
+        claim_check(
+            claims.claimed_ratio, claims.claim_kind, pairs.price_ratio,
+            measured_pairs.measured_ratio,
+            supported_ratio := pairs.supported_ratio,
+            throughput_ratio := pairs.throughput_ratio_per_gpu
+        ) as verdict
     from claims
     left join pairs
         on pairs.scenario_id = claims.scenario_id
     left join measured_pairs
         on measured_pairs.scenario_id = claims.scenario_id
+    ) as checked
 
 ),
 
