@@ -184,25 +184,15 @@ select
     timed.prefill_tokens_per_second,
 
     ---------- cost per price basis
-    bases.basis_name as price_basis,
-    bases.basis_provider as provider,
-    bases.basis_kind,
-    bases.basis_rank,
-    bases.basis_source as source,
-    bases.basis_sku as sku,
-    bases.basis_region as region,
-    bases.basis_fetch_id as fetch_id,
-    bases.basis_source_url as source_url,
-    bases.basis_price as price_per_gpu_hour,
-    'USD' as currency,
-    bases.basis_observed_at as observed_at,
+    bases.* exclude (basis_note, basis_accelerator_id, basis_min_gpus, basis_gpu_count)
+        replace ('USD' as currency),
     timed.gpus_per_instance,
     bases.basis_gpu_count,
     usd_per_million_tokens(
-        bases.basis_price * timed.replica_gpus, timed.arg_batch_size / timed.step_seconds
+        bases.price_per_gpu_hour * timed.replica_gpus, timed.arg_batch_size / timed.step_seconds
     ) as usd_per_million_output_tokens,
     usd_per_million_tokens(
-        bases.basis_price * timed.replica_gpus, timed.prefill_tokens_per_second
+        bases.price_per_gpu_hour * timed.replica_gpus, timed.prefill_tokens_per_second
     ) as usd_per_million_input_tokens,
 
     ---------- the catalog assumptions (catalog/assumptions.csv keys) this row read
@@ -228,6 +218,6 @@ left join bases
     and (bases.basis_min_gpus is null or bases.basis_min_gpus <= timed.gpus_per_instance)
 -- per basis, the offers of the replica's size, else the closest smaller size
 qualify row_number() over (
-    partition by timed.accelerator_id, bases.basis_name
+    partition by timed.accelerator_id, bases.price_basis
     order by bases.basis_min_gpus desc nulls last
 ) = 1

@@ -465,22 +465,12 @@ select
     billed.run_gpu_hours / billed.arg_n_gpus / 24 as wall_clock_days,
 
     ---------- cost per price basis
-    bases.basis_name as price_basis,
-    bases.basis_provider as provider,
-    bases.basis_kind,
-    bases.basis_rank,
-    bases.basis_source as source,
-    bases.basis_sku as sku,
-    bases.basis_region as region,
-    bases.basis_fetch_id as fetch_id,
-    bases.basis_source_url as source_url,
-    bases.basis_price as price_per_gpu_hour,
-    'USD' as currency,
-    bases.basis_observed_at as observed_at,
+    bases.* exclude (basis_note, basis_accelerator_id, basis_min_gpus, basis_gpu_count)
+        replace ('USD' as currency),
     bases.basis_note
         || case
             when bases.basis_gpu_count < billed.run_gpus_per_node
-                then '; no ' || bases.basis_name || ' offer of ' || billed.run_gpus_per_node
+                then '; no ' || bases.price_basis || ' offer of ' || billed.run_gpus_per_node
                     || ' or more GPUs per instance: the closest, a '
                     || printf('%g', bases.basis_gpu_count) || '-GPU instance'
             else ''
@@ -488,8 +478,9 @@ select
     billed.run_gpus_per_node as gpus_per_node,
     bases.basis_gpu_count,
     bases.basis_gpu_count >= billed.run_gpus_per_node as basis_fits_node,
-    billed.run_gpu_hours * bases.basis_price as cost_usd,
-    billed.run_gpu_hours * bases.basis_price / billed.run_tokens * 1e6 as usd_per_million_tokens,
+    billed.run_gpu_hours * bases.price_per_gpu_hour as cost_usd,
+    billed.run_gpu_hours * bases.price_per_gpu_hour / billed.run_tokens * 1e6
+        as usd_per_million_tokens,
 
     ---------- can the platform train the model (memory, scale-up domain, cluster size)
     case when billed.arg_params_total is not null then billed.run_infeasible_reason is null end
@@ -545,7 +536,7 @@ select
         || [billed.server_to_chip_power_key, billed.avg_power_fraction_key]
         || coalesce(regexp_extract_all(bases.basis_note, '\((cud_discount_[a-z0-9_]+)\)', 1), [])
         -- the owned basis: Epoch's amortisation (ownership_cost) and its energy
-        || case when bases.basis_name = 'owned' then [
+        || case when bases.price_basis = 'owned' then [
             'server_cost_overhead', 'network_fraction_of_cluster',
             'depreciation_ooms_per_year', 'hours_per_year', 'electricity_usd_per_kwh', 'pue'
         ] else [] end
@@ -623,6 +614,6 @@ left join bases
     and (bases.basis_min_gpus is null or bases.basis_min_gpus <= billed.run_gpus_per_node)
 -- per basis, the offers of the size the run needs, else the closest smaller size
 qualify row_number() over (
-    partition by billed.accelerator_id, bases.basis_name
+    partition by billed.accelerator_id, bases.price_basis
     order by bases.basis_min_gpus desc nulls last
 ) = 1
