@@ -13,7 +13,7 @@ from typing import Any
 
 from gpucost.flows.cli.estimate.common import DEFAULT_GPUS, EstimateError, option
 from gpucost.flows.cli.options import fraction, positive
-from gpucost.flows.cli.output import add_format_option
+from gpucost.flows.cli.output import EXIT_CODES, add_format_option
 
 MODES = ("training", "inference", "rent-vs-buy", "scenario")
 # per mode, the dests of its subcommand's options (filled when the parser is built)
@@ -138,7 +138,8 @@ _DEFAULTS = " Unset figures take the catalog defaults, which are printed."
 
 
 def _subcommand(modes: Any, mode: str, help: str, adders: tuple[Any, ...]) -> Any:
-    p = modes.add_parser(mode, help=help, description=help + _DEFAULTS)
+    p = modes.add_parser(mode, help=help, description=help + _DEFAULTS, epilog=EXIT_CODES,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     dests = {a.dest for add in adders for a in add(p)}
     if mode == "scenario":
         dests.add(p.add_argument("scenario", metavar="ID", help="the scenario's id").dest)

@@ -85,8 +85,8 @@ def print_inference(result: dict[str, Any], out: Any) -> None:
             ])
         print("  USD per million output tokens:", file=out)
         write_table(["accelerator", "GPUs", "tok/s/GPU", "bound", "on-demand (cheapest)",
-                "cheapest rental (basis, provider)", "owned", "input, cheapest rental"],
-               table, out, indent="  ")
+                     "cheapest rental (basis, provider)", "owned", "input, cheapest rental"],
+                    table, out, indent="  ")
     if "compare" in result:
         print(f"\n{result['compare_accelerator_id']} vs {first['accelerator_id']}: times cheaper "
               "per million output tokens (inference_cost_ratio)", file=out)
@@ -94,12 +94,12 @@ def print_inference(result: dict[str, Any], out: Any) -> None:
             print("  no price basis both platforms have", file=out)
         else:
             write_table(["basis", "throughput/GPU ratio", "price ratio", "cost ratio"]
-                   + (["claimed", "claim / supported"] if result["claim"] else []),
-                   [[c["price_basis"], number(c["throughput_ratio_per_gpu"]),
-                     number(c["price_ratio"]), number(c["cost_ratio"])]
-                    + ([number(result["claim"]), number(c["claim_to_supported"])]
-                       if result["claim"] else [])
-                    for c in result["compare"]], out, indent="  ")
+                        + (["claimed", "claim / supported"] if result["claim"] else []),
+                        [[c["price_basis"], number(c["throughput_ratio_per_gpu"]),
+                          number(c["price_ratio"]), number(c["cost_ratio"])]
+                         + ([number(result["claim"]), number(c["claim_to_supported"])]
+                            if result["claim"] else [])
+                         for c in result["compare"]], out, indent="  ")
         _print_measured_pairs(result, out)
     if "interactivity" in result:
         _print_interactivity(result["interactivity"], out)
@@ -116,12 +116,13 @@ def _print_interactivity(found: dict[str, Any], out: Any) -> None:
                                                       is not None else ""), file=out)
         return
     write_table(["accelerator", "GPUs", "measured by", "model", "tok/s/GPU", "USD/M tok",
-            "basis (provider)", "how"],
-           [[r["accelerator_id"], number(r["accelerator_count"]),
-             f"{r['measured_by']} {r['software'] or ''}".strip(), r["model"],
-             number(r["tokens_per_second_per_gpu"]), number(r["usd_per_million_output_tokens"]),
-             f"{r['price_basis'] or '-'} ({r['provider'] or '-'})", r["note"]]
-            for r in found["rows"]], out, indent="  ")
+                 "basis (provider)", "how"],
+                [[r["accelerator_id"], number(r["accelerator_count"]),
+                  f"{r['measured_by']} {r['software'] or ''}".strip(), r["model"],
+                  number(r["tokens_per_second_per_gpu"]),
+                  number(r["usd_per_million_output_tokens"]),
+                  f"{r['price_basis'] or '-'} ({r['provider'] or '-'})", r["note"]]
+                 for r in found["rows"]], out, indent="  ")
 
 
 def _print_measured(result: dict[str, Any], out: Any) -> None:

@@ -44,7 +44,6 @@ _FLOPS_BASIS = {
 }
 
 
-
 def print_training(result: dict[str, Any], out: Any) -> None:
     rows = result["rows"]
     first = rows[0]
@@ -103,11 +102,11 @@ def print_training(result: dict[str, Any], out: Any) -> None:
                 r["mfu_source"] or "",
             ] + ([r["infeasible_reason"] or ""] if result.get("show_all") else []))
         write_table(["accelerator", "peak TFLOP/s", "MFU", "GPU-hours", "days",
-                "min GPUs mem / TPxPPxDP", "on-demand USD (cheapest)",
-                "USD/M tok (on-demand)", "cheapest rental USD (basis, provider)",
-                "owned/TCO USD (basis)", "analyst USD", "MWh", "MFU from"]
-               + (["cannot train it because"] if result.get("show_all") else []), table, out,
-               indent="  ")
+                     "min GPUs mem / TPxPPxDP", "on-demand USD (cheapest)",
+                     "USD/M tok (on-demand)", "cheapest rental USD (basis, provider)",
+                     "owned/TCO USD (basis)", "analyst USD", "MWh", "MFU from"]
+                    + (["cannot train it because"] if result.get("show_all") else []),
+                    table, out, indent="  ")
         print("\nranked by the cheapest on-demand rental (dated offers at the size the run "
               "needs); platforms without one follow, by their cheapest other rental. MFU: in-run "
               "utilisation of the dense peak (goodput "
@@ -164,20 +163,21 @@ def print_training(result: dict[str, Any], out: Any) -> None:
         node = first.get("gpus_per_node")
         print("\ncost per price basis" + (f" (rentals at offers of {number(node)} or more GPUs per "
               "instance, the size this run needs: --gpus sets it):" if node else ":"), file=out)
-        write_table(["basis", "provider", "GPUs/inst", "USD/GPU-h", "cost USD", "USD/M tokens",
-                "note"],
-               [[r["price_basis"], r["provider"] or "-",
-                 number(r["basis_gpu_count"]) if r.get("basis_gpu_count") else "-",
-                 number(r["price_per_gpu_hour"]), number(r["cost_usd"]),
-                 number(r["usd_per_million_tokens"]), r["basis_note"] or ""]
-                for r in sorted(priced, key=lambda r: r["cost_usd"])], out, indent="  ")
+        write_table(["basis", "provider", "GPUs/inst", "USD/GPU-h", "cost USD",
+                     "USD/M tokens", "note"],
+                    [[r["price_basis"], r["provider"] or "-",
+                      number(r["basis_gpu_count"]) if r.get("basis_gpu_count") else "-",
+                      number(r["price_per_gpu_hour"]), number(r["cost_usd"]),
+                      number(r["usd_per_million_tokens"]), r["basis_note"] or ""]
+                     for r in sorted(priced, key=lambda r: r["cost_usd"])], out, indent="  ")
     else:
         print("\nno price for this accelerator in the warehouse (give --price)", file=out)
     if result.get("breakdown"):
         print("\nfull-bill breakdown (cost_breakdown_estimate):", file=out)
         write_table(["preset", "component", "USD", "share"],
-               [[b["preset_id"], b["component"], number(b["usd"]), f"{b['share_of_total']:.1%}"]
-                for b in result["breakdown"]], out, indent="  ")
+                    [[b["preset_id"], b["component"], number(b["usd"]),
+                      f"{b['share_of_total']:.1%}"] for b in result["breakdown"]],
+                    out, indent="  ")
         for p in result["presets"]:
             print(f"  {p['preset_id']}: {p['description']} [{p['source_url']}]", file=out)
     print_assumptions(result, out)
@@ -246,12 +246,14 @@ def print_rent_vs_buy(result: dict[str, Any], out: Any) -> None:
                  "above 100%: renting is always cheaper" if be is not None else
                  "none: the rental price does not cover the energy"), file=out)
         write_table(["rental basis", "provider", "USD/GPU-h", "owned USD/used GPU-h",
-                "break-even utilisation", "observed", "source"],
-               [[r["rental_price_basis"], r["rental_provider"] or "-",
-                 number(r["rental_price_per_gpu_hour"]), number(r["owned_usd_per_used_gpu_hour"]),
-                 (f"{r['breakeven_utilisation']:.0%}" if r["breakeven_utilisation"] is not None
-                  else "-"), str(r["rental_observed_at"] or "-")[:10],
-                 r["rental_source_url"] or "-"] for r in rented], out, indent="  ")
+                     "break-even utilisation", "observed", "source"],
+                    [[r["rental_price_basis"], r["rental_provider"] or "-",
+                      number(r["rental_price_per_gpu_hour"]),
+                      number(r["owned_usd_per_used_gpu_hour"]),
+                      (f"{r['breakeven_utilisation']:.0%}"
+                       if r["breakeven_utilisation"] is not None else "-"),
+                      str(r["rental_observed_at"] or "-")[:10], r["rental_source_url"] or "-"]
+                     for r in rented], out, indent="  ")
     print_assumptions(result, out)
 
 
