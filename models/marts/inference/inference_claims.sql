@@ -9,7 +9,9 @@
 -- exactly as the macro inference_cost_ratio (used by `gpucost estimate --compare`) pairs two
 -- inference_cost_estimate calls: supported_ratio = baseline USD per million output tokens /
 -- platform USD per million. claim_to_supported > 1: the claim exceeds what specs and prices
--- support.
+-- support. A ratio claim is checked by the macro claim_check (measured_cost_ratio,
+-- claim_to_supported, claim_to_measured, price_ratio_needed), the one `gpucost estimate
+-- inference --compare --claim` prints.
 --
 -- columns:
 --   scenario_id: the scenario's id in catalog/inference_scenarios.csv
@@ -233,15 +235,9 @@ absolute_final as (
 
 ),
 
-final as (
+-- the ratio claims beside the roofline and the measured pair, checked by claim_check
+checked as (
 
-    select
-        checked.* exclude (verdict),
-        checked.verdict.claim_to_supported,
-        checked.verdict.measured_cost_ratio,
-        checked.verdict.claim_to_measured,
-        checked.verdict.price_ratio_needed
-    from (
     select
         claims.scenario_id,
         pairs.price_basis,
@@ -278,7 +274,18 @@ final as (
         on pairs.scenario_id = claims.scenario_id
     left join measured_pairs
         on measured_pairs.scenario_id = claims.scenario_id
-    ) as checked
+
+),
+
+final as (
+
+    select
+        checked.* exclude (verdict),
+        checked.verdict.claim_to_supported,
+        checked.verdict.measured_cost_ratio,
+        checked.verdict.claim_to_measured,
+        checked.verdict.price_ratio_needed
+    from checked
 
 ),
 
