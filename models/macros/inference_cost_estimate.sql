@@ -205,12 +205,7 @@ from (
     select
         timed.*,
         -- the GPUs one rented instance must hold: the replica's, rounded up to 1, 2, 4 or 8
-        case
-            when coalesce(timed.replica_gpus, 1) <= 1 then 1
-            when timed.replica_gpus <= 2 then 2
-            when timed.replica_gpus <= 4 then 4
-            else 8
-        end as gpus_per_instance
+        instance_gpus(coalesce(timed.replica_gpus, 1)) as gpus_per_instance
     from timed
 ) as timed
 left join bases

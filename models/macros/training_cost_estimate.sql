@@ -411,15 +411,9 @@ from (
         pipelined.*,
         -- the GPUs one instance must hold: the run's GPUs (at least its model-parallel group)
         -- rounded up to 1, 2, 4 or 8; 8 (full nodes) when the cluster is not given
-        case
-            when greatest(coalesce(pipelined.arg_n_gpus, 8),
-                    coalesce(pipelined.run_min_gpus, 1)) <= 1 then 1
-            when greatest(coalesce(pipelined.arg_n_gpus, 8),
-                    coalesce(pipelined.run_min_gpus, 1)) <= 2 then 2
-            when greatest(coalesce(pipelined.arg_n_gpus, 8),
-                    coalesce(pipelined.run_min_gpus, 1)) <= 4 then 4
-            else 8
-        end as run_gpus_per_node
+        instance_gpus(
+            greatest(coalesce(pipelined.arg_n_gpus, 8), coalesce(pipelined.run_min_gpus, 1))
+        ) as run_gpus_per_node
     from (
         -- the pipeline bubble of a platform without scale-up fabric: a plan with p pipeline stages
         -- and m micro-batches per step idles (p - 1) / (m + p - 1) of the time (1F1B schedule,
