@@ -132,7 +132,15 @@ chosen as (
         domains.domain_size as scale_up_domain_size,
         domains.scale_up_link,
         domains.has_scale_up_fabric,
-        domains.form_factor
+        domains.form_factor,
+        precision_peak_tflops(
+            args.arg_precision,
+            inputs.peak_bf16_dense_tflops,
+            inputs.peak_fp16_dense_tflops,
+            inputs.peak_fp8_dense_tflops,
+            inputs.peak_fp4_dense_tflops,
+            inputs.peak_int8_dense_tflops
+        ) as run_peak_tflops
     from args
     cross join accelerator_cost_inputs as inputs
     left join scale_up_domains as domains
@@ -148,14 +156,6 @@ sized as (
 
     select
         chosen.*,
-        precision_peak_tflops(
-            chosen.arg_precision,
-            chosen.peak_bf16_dense_tflops,
-            chosen.peak_fp16_dense_tflops,
-            chosen.peak_fp8_dense_tflops,
-            chosen.peak_fp4_dense_tflops,
-            chosen.peak_int8_dense_tflops
-        ) as run_peak_tflops,
         coalesce(
             chosen.arg_mfu,
             training_mfu(
@@ -165,14 +165,7 @@ sized as (
                 chosen.arg_precision,
                 -- FP16 stands in for BF16 on parts without it (Volta, Turing)
                 coalesce(chosen.peak_bf16_dense_tflops, chosen.peak_fp16_dense_tflops),
-                precision_peak_tflops(
-                    chosen.arg_precision,
-                    chosen.peak_bf16_dense_tflops,
-                    chosen.peak_fp16_dense_tflops,
-                    chosen.peak_fp8_dense_tflops,
-                    chosen.peak_fp4_dense_tflops,
-                    chosen.peak_int8_dense_tflops
-                ),
+                chosen.run_peak_tflops,
                 chosen.arg_default_goodput
             ),
             default_training_mfu(
@@ -274,18 +267,10 @@ planned_run as (
         plan.*
     from billed,
         lateral training_memory_plan(
-            billed.arg_params_active,
-            billed.arg_params_total,
-            n_layers := billed.arg_n_layers,
-            d_model := billed.arg_d_model,
-            seq_len := billed.arg_seq_len,
-            micro_batch := billed.arg_micro_batch,
-            recompute := billed.arg_recompute,
-            n_gpus := billed.arg_n_gpus,
-            memory_gb := billed.memory_gb,
-            scale_up_domain_size := billed.scale_up_domain_size,
-            has_scale_up_fabric := billed.has_scale_up_fabric,
-            form_factor := billed.form_factor
+            billed.arg_params_active, billed.arg_params_total, billed.arg_n_layers,
+            billed.arg_d_model, billed.arg_seq_len, billed.arg_micro_batch, billed.arg_recompute,
+            billed.arg_n_gpus, billed.memory_gb, billed.scale_up_domain_size,
+            billed.has_scale_up_fabric, billed.form_factor
         ) as plan
 
 ),

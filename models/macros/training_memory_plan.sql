@@ -13,36 +13,21 @@
 -- recompute), run_infeasible_reason (null: feasible), and the sizes behind them.
 
 create or replace macro training_memory_plan(
-    params_active,
-    params_total,
-    n_layers := null,
-    d_model := null,
-    seq_len := null,
-    micro_batch := null,
-    recompute := 'none',
-    n_gpus := null,
-    memory_gb := null,
-    scale_up_domain_size := null,
-    has_scale_up_fabric := null,
-    form_factor := null
+    params_active, params_total, n_layers, d_model, seq_len, micro_batch, recompute, n_gpus,
+    memory_gb, scale_up_domain_size, has_scale_up_fabric, form_factor
 ) as table
 with
 
+-- the run (nulls take the assumptions: layers and width from params, activation_seq_len,
+-- activation_micro_batch) and the accelerator
 inputs as (
 
     select
-        cast(params_active as double) as arg_params_active,
-        cast(params_total as double) as arg_params_total,
-        cast(n_layers as double) as arg_n_layers,
-        cast(d_model as double) as arg_d_model,
-        cast(seq_len as double) as arg_seq_len,
-        cast(micro_batch as double) as arg_micro_batch,
-        cast(recompute as varchar) as arg_recompute,
-        cast(n_gpus as double) as arg_n_gpus,
-        memory_gb as memory_gb,
-        scale_up_domain_size as scale_up_domain_size,
-        has_scale_up_fabric as has_scale_up_fabric,
-        form_factor as form_factor
+        params_active as arg_params_active, params_total as arg_params_total,
+        n_layers as arg_n_layers, d_model as arg_d_model, seq_len as arg_seq_len,
+        micro_batch as arg_micro_batch, recompute as arg_recompute, n_gpus as arg_n_gpus,
+        memory_gb as memory_gb, scale_up_domain_size as scale_up_domain_size,
+        has_scale_up_fabric as has_scale_up_fabric, form_factor as form_factor
 
 ),
 
