@@ -461,3 +461,26 @@ def test_compare_claim_rests_on_claim_check(warehouse, capsys):
         assert p["measured_cost_ratio"] == pytest.approx(p["measured_ratio"] / basis["price_ratio"])
         assert p["claim_to_measured"] == pytest.approx(15 / p["measured_cost_ratio"])
         assert p["price_ratio_needed"] == pytest.approx(p["measured_ratio"] / 15)
+
+
+def test_macro_arguments_come_from_the_macro_signatures(warehouse):
+    # the options fill the macro parameters of the same name; the rename map holds only the
+    # options named otherwise, each naming a real option and a real parameter
+    import argparse
+
+    from gpucost.flows.cli.estimate.common import MACRO_PARAMETER, macro_parameters
+    from gpucost.flows.cli.estimate.parser import MODE_OPTIONS, build
+    from gpucost.warehouse.publish import connect_readonly
+
+    build(argparse.ArgumentParser().add_subparsers(), None)
+    ro = connect_readonly(warehouse)
+    try:
+        training = macro_parameters(ro, "training_cost_estimate")
+        inference = macro_parameters(ro, "inference_cost_estimate")
+    finally:
+        ro.close()
+    assert {"params", "n_gpus", "price_per_gpu_hour", "attention_causal"} <= set(training)
+    for dest, parameter in MACRO_PARAMETER.items():
+        assert dest in MODE_OPTIONS["training"] | MODE_OPTIONS["inference"], dest
+        assert parameter in set(training) | set(inference), parameter
+        assert dest not in set(training) | set(inference), dest  # else no rename is needed
