@@ -18,6 +18,8 @@
 --   whose instance holds at least that many GPUs (int_provider_prices). 1 is every offer (the
 --   price_bases mart); an 8-GPU run is priced at the bases of 8 (price_bases_by_size).
 -- * gpu_count: GPUs per instance of the offer behind the basis (null for the median).
+-- * basis_rank: the order a rental basis is chosen in, observed prices before estimates (1
+--   observed, 2 estimated): the cheapest rental is the cheapest of the best rank.
 -- The 'owned' basis (a cost, not a price) is added by the price_bases mart.
 
 with
@@ -172,6 +174,7 @@ select
     final.gpu_count,
     final.observed_at,
     final.observed_at_known,
-    final.basis_note
+    final.basis_note,
+    case final.basis_kind when 'observed' then 1 when 'estimated' then 2 end as basis_rank
 from final
 where final.price_per_gpu_hour > 0

@@ -63,7 +63,8 @@ args as (
         cast(price_per_gpu_hour as double) as arg_price,
         cast(accelerator as varchar) as arg_accelerator,
         name_key(cast(accelerator as varchar))
-            as arg_accelerator_key
+            as arg_accelerator_key,
+        bandwidth_utilisation is null as arg_bandwidth_defaulted
     from cost_defaults as defaults
 
 ),
@@ -147,41 +148,7 @@ timed as (
 
 bases as (
 
-    -- every basis (price_bases_by_size): rental bases per instance size (an offer of at least
-    -- basis_min_gpus GPUs), owned and analyst costs at any size (basis_min_gpus null)
-    select
-        sized.accelerator_id as basis_accelerator_id,
-        sized.price_basis as basis_name,
-        sized.provider as basis_provider,
-        sized.basis_kind,
-        sized.source as basis_source,
-        sized.sku as basis_sku,
-        sized.region as basis_region,
-        sized.fetch_id as basis_fetch_id,
-        sized.source_url as basis_source_url,
-        sized.price_per_gpu_hour as basis_price,
-        sized.observed_at as basis_observed_at,
-        sized.min_gpus_per_instance as basis_min_gpus,
-        sized.gpu_count as basis_gpu_count
-    from price_bases_by_size as sized
-
-    union all by name
-
-    select
-        given_for.accelerator_id as basis_accelerator_id,
-        'given' as basis_name,
-        cast(null as varchar) as basis_provider,
-        'given' as basis_kind,
-        cast(null as varchar) as basis_source,
-        cast(null as varchar) as basis_sku,
-        cast(null as varchar) as basis_region,
-        cast(null as bigint) as basis_fetch_id,
-        cast(null as varchar) as basis_source_url,
-        args.arg_price as basis_price,
-        cast(null as timestamptz) as basis_observed_at
-    from args
-    cross join accelerator_cost_inputs as given_for
-    where args.arg_price is not null
+    select * from estimate_price_bases(price_per_gpu_hour := price_per_gpu_hour)
 
 )
 
@@ -217,36 +184,28 @@ select
     timed.prefill_tokens_per_second,
 
     ---------- cost per price basis
-    bases.basis_name as price_basis,
-    bases.basis_provider as provider,
-    bases.basis_kind,
-    bases.basis_source as source,
-    bases.basis_sku as sku,
-    bases.basis_region as region,
-    bases.basis_fetch_id as fetch_id,
-    bases.basis_source_url as source_url,
-    bases.basis_price as price_per_gpu_hour,
-    'USD' as currency,
-    bases.basis_observed_at as observed_at,
+    bases.* exclude (basis_note, basis_accelerator_id, basis_min_gpus, basis_gpu_count)
+        replace ('USD' as currency),
     timed.gpus_per_instance,
     bases.basis_gpu_count,
     usd_per_million_tokens(
-        bases.basis_price * timed.replica_gpus, timed.arg_batch_size / timed.step_seconds
+        bases.price_per_gpu_hour * timed.replica_gpus, timed.arg_batch_size / timed.step_seconds
     ) as usd_per_million_output_tokens,
     usd_per_million_tokens(
-        bases.basis_price * timed.replica_gpus, timed.prefill_tokens_per_second
-    ) as usd_per_million_input_tokens
+        bases.price_per_gpu_hour * timed.replica_gpus, timed.prefill_tokens_per_second
+    ) as usd_per_million_input_tokens,
+
+    ---------- the catalog assumptions (catalog/assumptions.csv keys) this row read
+    list_filter([
+        case when timed.arg_bandwidth_defaulted then 'inference_bandwidth_utilisation' end,
+        case when timed.arg_compute_utilisation is null then timed.mfu_assumption_key end
+    ], lambda key: key is not null) as assumption_keys
 
 from (
     select
         timed.*,
         -- the GPUs one rented instance must hold: the replica's, rounded up to 1, 2, 4 or 8
-        case
-            when coalesce(timed.replica_gpus, 1) <= 1 then 1
-            when timed.replica_gpus <= 2 then 2
-            when timed.replica_gpus <= 4 then 4
-            else 8
-        end as gpus_per_instance
+        instance_gpus(coalesce(timed.replica_gpus, 1)) as gpus_per_instance
     from timed
 ) as timed
 left join bases
@@ -254,6 +213,6 @@ left join bases
     and (bases.basis_min_gpus is null or bases.basis_min_gpus <= timed.gpus_per_instance)
 -- per basis, the offers of the replica's size, else the closest smaller size
 qualify row_number() over (
-    partition by timed.accelerator_id, bases.basis_name
+    partition by timed.accelerator_id, bases.price_basis
     order by bases.basis_min_gpus desc nulls last
 ) = 1

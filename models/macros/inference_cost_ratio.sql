@@ -42,13 +42,25 @@ args as (
 
 ),
 
-platform as (
+sides as (
 
-    select estimate.*
-    from args,
+    select 'platform' as side, args.arg_accelerator as side_accelerator from args
+    union all
+    select 'baseline' as side, args.arg_baseline as side_accelerator from args
+
+),
+
+-- one inference_cost_estimate call for both sides: the same model, precision and utilisations
+estimates as (
+
+    select
+        sides.side,
+        estimate.*
+    from args
+    cross join sides,
         lateral inference_cost_estimate(
             params := args.arg_params,
-            accelerator := args.arg_accelerator,
+            accelerator := sides.side_accelerator,
             params_total := args.arg_params_total,
             precision := args.arg_precision,
             kv_precision := args.arg_kv_precision,
@@ -64,25 +76,15 @@ platform as (
 
 ),
 
+platform as (
+
+    select * from estimates where estimates.side = 'platform'
+
+),
+
 baseline as (
 
-    select estimate.*
-    from args,
-        lateral inference_cost_estimate(
-            params := args.arg_params,
-            accelerator := args.arg_baseline,
-            params_total := args.arg_params_total,
-            precision := args.arg_precision,
-            kv_precision := args.arg_kv_precision,
-            n_layers := args.arg_n_layers,
-            n_kv_heads := args.arg_n_kv_heads,
-            head_dim := args.arg_head_dim,
-            kv_bytes_per_token := args.arg_kv_bytes_per_token,
-            context_tokens := args.arg_context_tokens,
-            batch_size := args.arg_batch_size,
-            bandwidth_utilisation := args.arg_bandwidth_utilisation,
-            compute_utilisation := args.arg_compute_utilisation
-        ) as estimate
+    select * from estimates where estimates.side = 'baseline'
 
 )
 

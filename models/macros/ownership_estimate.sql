@@ -12,6 +12,8 @@
 -- Both at 100% utilisation of the owned hardware; break-even utilisation against a rental
 -- price is capital per hour / (rental price - energy per hour).
 -- A null argument takes the catalog assumption of the same meaning (cost_defaults).
+-- assumption_keys: the catalog assumptions (catalog/assumptions.csv keys) the answer read: the
+-- ones the null arguments defaulted to, and hours_per_year.
 
 create or replace macro ownership_estimate(
     purchase_price_usd,
@@ -48,7 +50,21 @@ args as (
         coalesce(useful_life_years, defaults.default_depreciation_years) as arg_life,
         coalesce(wacc, defaults.default_wacc) as arg_wacc,
         coalesce(colo_usd_per_kw_month, defaults.default_colo_usd_per_kw_month) as arg_colo,
-        defaults.default_hours_per_year as arg_hours_per_year
+        defaults.default_hours_per_year as arg_hours_per_year,
+        -- the assumptions a figure left out defaults to (assumption_keys)
+        list_filter([
+            case when server_cost_overhead is null then 'server_cost_overhead' end,
+            case when network_fraction is null then 'network_fraction_of_cluster' end,
+            case when wacc is null then 'wacc' end,
+            case when server_to_chip_power is null then 'server_to_chip_power' end,
+            case when avg_power_fraction is null then 'avg_power_fraction_gpu' end,
+            case when pue is null then 'pue' end,
+            case when electricity_usd_per_kwh is null then 'electricity_usd_per_kwh' end,
+            case when colo_usd_per_kw_month is null then 'colo_usd_per_kw_month' end,
+            'hours_per_year',
+            case when useful_life_years is null then 'depreciation_years' end,
+            case when ooms_per_year is null then 'depreciation_ooms_per_year' end
+        ], lambda key: key is not null) as arg_keys
     from cost_defaults as defaults
 
 ),
@@ -117,5 +133,6 @@ select
         + components.it_power_kw_per_gpu * components.arg_load * components.arg_pue
             * components.arg_hours_per_year * components.arg_usd_per_kwh
         + components.it_power_kw_per_gpu * components.arg_colo * 12
-    ) / components.arg_hours_per_year as tco_usd_per_gpu_hour
+    ) / components.arg_hours_per_year as tco_usd_per_gpu_hour,
+    components.arg_keys as assumption_keys
 from components

@@ -110,7 +110,12 @@ select
         split.tco_capital_usd_per_gpu_hour + split.hosting_usd_per_gpu_hour,
         split.energy_usd_per_gpu_hour,
         bases.price_per_gpu_hour
-    ) as breakeven_utilisation
+    ) as breakeven_utilisation,
+    -- the catalog assumptions read: ownership_estimate's and the accelerator's power keys
+    split.assumption_keys || list_filter(
+        [split.server_to_chip_power_key, split.avg_power_fraction_key],
+        lambda key: key is not null
+    ) as assumption_keys
 from split
 left join price_bases as bases
     on bases.accelerator_id = split.accelerator_id

@@ -23,9 +23,9 @@
 -- parameter count is given; other nulls take the catalog assumption (cost_defaults: goodput,
 -- pue, electricity, ...).
 --
--- Feasibility (feasible, min_gpus_memory, gpus_per_model_replica, infeasible_reason,
--- tensor/pipeline/data parallel): the
--- training state (training_state_bytes_per_param x params_total: mixed-precision Adam) and
+-- Feasibility (macro training_memory_plan, per accelerator: feasible, min_gpus_memory,
+-- gpus_per_model_replica, infeasible_reason, tensor/pipeline/data parallel): the training
+-- state (training_state_bytes_per_param x params_total: mixed-precision Adam) and
 -- one micro-batch of activations (layers x seq x micro_batch x d_model x 34 bytes with
 -- selective recompute or 2 with full recompute, Korthikanti et al. 2022; layers and d_model
 -- from params when not given: params = 12 L d^2, d = d_model_per_layer x L) must fit the
@@ -106,31 +106,21 @@ args as (
             as arg_accelerator_key,
         defaults.default_mfu_fp8 as arg_default_mfu_fp8,
         defaults.default_moe_mfu_multiplier as arg_default_moe_mfu_multiplier,
-        cast(micro_batch as double) as arg_micro_batch
+        cast(micro_batch as double) as arg_micro_batch,
+        -- the assumptions a figure left out defaults to (assumption_keys)
+        list_filter([
+            case when goodput is null then 'goodput' end,
+            case when tokens is null and flops is null and days is null
+                then 'tokens_per_param' end,
+            case when pue is null then 'pue' end,
+            case when electricity_usd_per_kwh is null then 'electricity_usd_per_kwh' end
+        ], lambda key: key is not null) as arg_default_keys,
+        list_filter([
+            case when seq_len is null then 'activation_seq_len' end,
+            case when micro_batch is null then 'activation_micro_batch' end,
+            case when n_layers is null or d_model is null then 'd_model_per_layer' end
+        ], lambda key: key is not null) as arg_shape_keys
     from cost_defaults as defaults
-
-),
-
-memory_defaults as (
-
-    select
-        max(value) filter (where assumption_key = 'training_state_bytes_per_param')
-            as state_bytes_per_param,
-        max(value) filter (where assumption_key = 'usable_memory_fraction')
-            as usable_memory_fraction,
-        max(value) filter (where assumption_key = 'activation_seq_len') as activation_seq_len,
-        max(value) filter (where assumption_key = 'activation_micro_batch')
-            as activation_micro_batch,
-        max(value) filter (where assumption_key = 'activation_bytes_selective')
-            as activation_bytes_selective,
-        max(value) filter (where assumption_key = 'activation_bytes_full_recompute')
-            as activation_bytes_full_recompute,
-        max(value) filter (where assumption_key = 'd_model_per_layer') as d_model_per_layer,
-        max(value) filter (where assumption_key = 'max_tensor_parallel') as max_tensor_parallel,
-        max(value) filter (where assumption_key = 'pcie_max_model_parallel_gpus')
-            as pcie_max_model_parallel_gpus,
-        max(value) filter (where assumption_key = 'global_batch_tokens') as global_batch_tokens
-    from cost_assumptions
 
 ),
 
@@ -142,7 +132,15 @@ chosen as (
         domains.domain_size as scale_up_domain_size,
         domains.scale_up_link,
         domains.has_scale_up_fabric,
-        domains.form_factor
+        domains.form_factor,
+        precision_peak_tflops(
+            args.arg_precision,
+            inputs.peak_bf16_dense_tflops,
+            inputs.peak_fp16_dense_tflops,
+            inputs.peak_fp8_dense_tflops,
+            inputs.peak_fp4_dense_tflops,
+            inputs.peak_int8_dense_tflops
+        ) as run_peak_tflops
     from args
     cross join accelerator_cost_inputs as inputs
     left join scale_up_domains as domains
@@ -158,14 +156,6 @@ sized as (
 
     select
         chosen.*,
-        precision_peak_tflops(
-            chosen.arg_precision,
-            chosen.peak_bf16_dense_tflops,
-            chosen.peak_fp16_dense_tflops,
-            chosen.peak_fp8_dense_tflops,
-            chosen.peak_fp4_dense_tflops,
-            chosen.peak_int8_dense_tflops
-        ) as run_peak_tflops,
         coalesce(
             chosen.arg_mfu,
             training_mfu(
@@ -175,14 +165,7 @@ sized as (
                 chosen.arg_precision,
                 -- FP16 stands in for BF16 on parts without it (Volta, Turing)
                 coalesce(chosen.peak_bf16_dense_tflops, chosen.peak_fp16_dense_tflops),
-                precision_peak_tflops(
-                    chosen.arg_precision,
-                    chosen.peak_bf16_dense_tflops,
-                    chosen.peak_fp16_dense_tflops,
-                    chosen.peak_fp8_dense_tflops,
-                    chosen.peak_fp4_dense_tflops,
-                    chosen.peak_int8_dense_tflops
-                ),
+                chosen.run_peak_tflops,
                 chosen.arg_default_goodput
             ),
             default_training_mfu(
@@ -276,192 +259,25 @@ billed as (
 
 ),
 
-shaped as (
+planned_run as (
 
-    -- the model's shape and memory (Korthikanti et al. 2022; ZeRO 16 bytes per parameter)
+    -- can the platform train the model, and how (macro training_memory_plan)
     select
         billed.*,
-        mem.state_bytes_per_param,
-        mem.pcie_max_model_parallel_gpus,
-        mem.global_batch_tokens,
-        coalesce(
-            billed.arg_n_layers,
-            round(power(
-                billed.arg_params_active / (12 * power(mem.d_model_per_layer, 2)), 1.0 / 3
-            ))
-        ) as shape_layers,
-        coalesce(billed.arg_seq_len, mem.activation_seq_len) as shape_seq_len,
-        coalesce(billed.arg_micro_batch, mem.activation_micro_batch) as shape_micro_batch,
-        mem.state_bytes_per_param * billed.arg_params_total as state_bytes,
-        billed.memory_gb * 1e9 * mem.usable_memory_fraction as usable_bytes,
-        least(coalesce(billed.scale_up_domain_size, 1), mem.max_tensor_parallel) as tp_cap,
-        mem.activation_bytes_selective,
-        mem.activation_bytes_full_recompute,
-        mem.d_model_per_layer
-    from billed
-    cross join memory_defaults as mem
-
-),
-
-activations as (
-
-    select
-        shaped.*,
-        coalesce(shaped.arg_d_model, shaped.d_model_per_layer * shaped.shape_layers)
-            as shape_d_model,
-        shaped.shape_layers * shaped.shape_seq_len * shaped.shape_micro_batch
-            * coalesce(shaped.arg_d_model, shaped.d_model_per_layer * shaped.shape_layers)
-            as act_per_byte_coefficient
-    from shaped
-
-),
-
-grouped as (
-
-    -- activation bytes of one micro-batch over the whole model: selective recompute (34 bytes
-    -- per token, d_model and layer, the default) and full recompute (2); split over tensor
-    -- parallel. The first pipeline stage holds p micro-batches of L/p layers: L layers' worth.
-    select
-        activations.*,
-        activations.act_per_byte_coefficient * activations.activation_bytes_selective
-            as act_bytes_selective,
-        activations.act_per_byte_coefficient * activations.activation_bytes_full_recompute
-            as act_bytes_full
-    from activations
-
-),
-
-sized_group as (
-
-    -- the smallest model-parallel group (tensor x pipeline) whose memory holds the training
-    -- state plus the activations: one GPU when everything fits, else tensor parallel over the
-    -- scale-up domain (at most max_tensor_parallel) and as many pipeline stages as needed
-    select
-        grouped.*,
-        case
-            when grouped.state_bytes + grouped.act_bytes_full <= grouped.usable_bytes then 1
-            when grouped.usable_bytes - grouped.act_bytes_full / grouped.tp_cap > 0
-                then grouped.tp_cap * ceil(grouped.state_bytes
-                    / (grouped.tp_cap
-                        * (grouped.usable_bytes - grouped.act_bytes_full / grouped.tp_cap)))
-        end as min_gpus_full,
-        case
-            when grouped.state_bytes + grouped.act_bytes_selective <= grouped.usable_bytes then 1
-            when grouped.usable_bytes - grouped.act_bytes_selective / grouped.tp_cap > 0
-                then grouped.tp_cap * ceil(grouped.state_bytes
-                    / (grouped.tp_cap
-                        * (grouped.usable_bytes - grouped.act_bytes_selective / grouped.tp_cap)))
-        end as min_gpus_selective
-    from grouped
-
-),
-
-planned as (
-
-    -- the plan on n_gpus: selective recompute when it fits the cluster and full recompute was
-    -- not asked for, else full recompute. min_gpus is the fewest GPUs that can train the model
-    -- at all (with full recompute).
-    select
-        sized_group.*,
-        sized_group.min_gpus_full as run_min_gpus,
-        case
-            when sized_group.arg_recompute != 'full'
-                and sized_group.min_gpus_selective <= sized_group.arg_n_gpus
-                then 'selective'
-            else 'full'
-        end as run_activation_recompute
-    from sized_group
-
-),
-
-feasibility as (
-
-    select
-        planned.*,
-        case planned.run_activation_recompute
-            when 'selective' then planned.min_gpus_selective else planned.min_gpus_full
-        end as run_group,
-        case planned.run_activation_recompute
-            when 'selective' then planned.act_bytes_selective else planned.act_bytes_full
-        end as act_bytes,
-        case
-            when case planned.run_activation_recompute
-                    when 'selective' then planned.min_gpus_selective
-                    else planned.min_gpus_full end = 1 then 1
-            else planned.tp_cap
-        end as run_tp,
-        case
-            when planned.arg_params_total is null then null
-            when planned.memory_gb is null
-                then 'no memory figure for this accelerator in the catalog'
-            when planned.min_gpus_full is null
-                then 'one micro-batch of activations ('
-                    || printf('%.0f', planned.act_bytes_full / 1e9) || ' GB at seq '
-                    || printf('%.0f', planned.shape_seq_len)
-                    || ', full recompute) does not fit a ' || printf('%g', planned.memory_gb)
-                    || ' GB accelerator even over tensor parallel '
-                    || printf('%.0f', planned.tp_cap)
-            when not coalesce(planned.has_scale_up_fabric, false)
-                and planned.min_gpus_full > planned.pcie_max_model_parallel_gpus
-                then 'no scale-up fabric (' || coalesce(planned.form_factor, '?')
-                    || '): the model needs a model-parallel group of at least '
-                    || printf('%.0f', planned.min_gpus_full)
-                    || ' GPUs to hold ' || printf('%.3g', planned.state_bytes / 1e12)
-                    || ' TB of weights, gradients and Adam state, more than one '
-                    || printf('%.0f', planned.pcie_max_model_parallel_gpus)
-                    || '-GPU PCIe server (assumption pcie_max_model_parallel_gpus)'
-            when planned.arg_n_gpus < planned.min_gpus_full
-                then printf('%.0f', planned.arg_n_gpus) || ' GPUs are fewer than the '
-                    || printf('%.0f', planned.min_gpus_full)
-                    || ' needed to hold ' || printf('%.3g', planned.state_bytes / 1e12)
-                    || ' TB of weights, gradients and Adam state ('
-                    || printf('%g', planned.state_bytes_per_param)
-                    || ' bytes x params_total) plus activations (full recompute) in '
-                    || printf('%g', planned.memory_gb) || ' GB each'
-        end as run_infeasible_reason
-    from planned
+        plan.*
+    from billed,
+        lateral training_memory_plan(
+            billed.arg_params_active, billed.arg_params_total, billed.arg_n_layers,
+            billed.arg_d_model, billed.arg_seq_len, billed.arg_micro_batch, billed.arg_recompute,
+            billed.arg_n_gpus, billed.memory_gb, billed.scale_up_domain_size,
+            billed.has_scale_up_fabric, billed.form_factor
+        ) as plan
 
 ),
 
 bases as (
 
-    -- every basis (price_bases_by_size): rental bases per instance size (an offer of at least
-    -- basis_min_gpus GPUs), owned and analyst costs at any size (basis_min_gpus null)
-    select
-        sized.accelerator_id as basis_accelerator_id,
-        sized.price_basis as basis_name,
-        sized.provider as basis_provider,
-        sized.basis_kind,
-        sized.source as basis_source,
-        sized.sku as basis_sku,
-        sized.region as basis_region,
-        sized.fetch_id as basis_fetch_id,
-        sized.source_url as basis_source_url,
-        sized.price_per_gpu_hour as basis_price,
-        sized.observed_at as basis_observed_at,
-        sized.basis_note,
-        sized.min_gpus_per_instance as basis_min_gpus,
-        sized.gpu_count as basis_gpu_count
-    from price_bases_by_size as sized
-
-    union all by name
-
-    select
-        given_for.accelerator_id as basis_accelerator_id,
-        'given' as basis_name,
-        cast(null as varchar) as basis_provider,
-        'given' as basis_kind,
-        cast(null as varchar) as basis_source,
-        cast(null as varchar) as basis_sku,
-        cast(null as varchar) as basis_region,
-        cast(null as bigint) as basis_fetch_id,
-        cast(null as varchar) as basis_source_url,
-        args.arg_price as basis_price,
-        cast(null as timestamptz) as basis_observed_at,
-        'price per GPU-hour given by the caller' as basis_note
-    from args
-    cross join accelerator_cost_inputs as given_for
-    where args.arg_price is not null
+    select * from estimate_price_bases(price_per_gpu_hour := price_per_gpu_hour)
 
 )
 
@@ -488,21 +304,12 @@ select
     billed.run_gpu_hours / billed.arg_n_gpus / 24 as wall_clock_days,
 
     ---------- cost per price basis
-    bases.basis_name as price_basis,
-    bases.basis_provider as provider,
-    bases.basis_kind,
-    bases.basis_source as source,
-    bases.basis_sku as sku,
-    bases.basis_region as region,
-    bases.basis_fetch_id as fetch_id,
-    bases.basis_source_url as source_url,
-    bases.basis_price as price_per_gpu_hour,
-    'USD' as currency,
-    bases.basis_observed_at as observed_at,
+    bases.* exclude (basis_note, basis_accelerator_id, basis_min_gpus, basis_gpu_count)
+        replace ('USD' as currency),
     bases.basis_note
         || case
             when bases.basis_gpu_count < billed.run_gpus_per_node
-                then '; no ' || bases.basis_name || ' offer of ' || billed.run_gpus_per_node
+                then '; no ' || bases.price_basis || ' offer of ' || billed.run_gpus_per_node
                     || ' or more GPUs per instance: the closest, a '
                     || printf('%g', bases.basis_gpu_count) || '-GPU instance'
             else ''
@@ -510,8 +317,9 @@ select
     billed.run_gpus_per_node as gpus_per_node,
     bases.basis_gpu_count,
     bases.basis_gpu_count >= billed.run_gpus_per_node as basis_fits_node,
-    billed.run_gpu_hours * bases.basis_price as cost_usd,
-    billed.run_gpu_hours * bases.basis_price / billed.run_tokens * 1e6 as usd_per_million_tokens,
+    billed.run_gpu_hours * bases.price_per_gpu_hour as cost_usd,
+    billed.run_gpu_hours * bases.price_per_gpu_hour / billed.run_tokens * 1e6
+        as usd_per_million_tokens,
 
     ---------- can the platform train the model (memory, scale-up domain, cluster size)
     case when billed.arg_params_total is not null then billed.run_infeasible_reason is null end
@@ -553,22 +361,44 @@ select
         billed.arg_pue
     ) * 1000 * billed.arg_usd_per_kwh as energy_cost_usd,
     peak_cluster_power_mw(billed.arg_n_gpus, billed.tdp_w, billed.run_power_ratio, billed.arg_pue)
-        as peak_cluster_power_mw
+        as peak_cluster_power_mw,
+
+    ---------- the catalog assumptions (catalog/assumptions.csv keys) this row read
+    list_filter(
+        list_filter(
+            regexp_extract_all(
+                billed.run_mfu_source, '\b(?:mfu_[a-z0-9_]+|moe_mfu_multiplier)\b'
+            ),
+            lambda key: key <> 'mfu_model'
+        )
+        || case when billed.run_pipeline_efficiency < 1 then ['global_batch_tokens'] else [] end
+        || [billed.server_to_chip_power_key, billed.avg_power_fraction_key]
+        || coalesce(regexp_extract_all(bases.basis_note, '\((cud_discount_[a-z0-9_]+)\)', 1), [])
+        -- the owned basis: Epoch's amortisation (ownership_cost) and its energy
+        || case when bases.price_basis = 'owned' then [
+            'server_cost_overhead', 'network_fraction_of_cluster',
+            'depreciation_ooms_per_year', 'hours_per_year', 'electricity_usd_per_kwh', 'pue'
+        ] else [] end
+        -- feasibility: the training state, activations and the model-parallel limits
+        || case when billed.arg_params_total is not null then [
+            'training_state_bytes_per_param', 'usable_memory_fraction',
+            'activation_bytes_full_recompute', 'max_tensor_parallel',
+            'pcie_max_model_parallel_gpus'
+        ] || case when billed.run_activation_recompute = 'selective'
+            then ['activation_bytes_selective'] else [] end
+        || billed.arg_shape_keys else [] end
+        || billed.arg_default_keys,
+        lambda key: key is not null
+    ) as assumption_keys
 
 from (
     select
         pipelined.*,
         -- the GPUs one instance must hold: the run's GPUs (at least its model-parallel group)
         -- rounded up to 1, 2, 4 or 8; 8 (full nodes) when the cluster is not given
-        case
-            when greatest(coalesce(pipelined.arg_n_gpus, 8),
-                    coalesce(pipelined.run_min_gpus, 1)) <= 1 then 1
-            when greatest(coalesce(pipelined.arg_n_gpus, 8),
-                    coalesce(pipelined.run_min_gpus, 1)) <= 2 then 2
-            when greatest(coalesce(pipelined.arg_n_gpus, 8),
-                    coalesce(pipelined.run_min_gpus, 1)) <= 4 then 4
-            else 8
-        end as run_gpus_per_node
+        instance_gpus(
+            greatest(coalesce(pipelined.arg_n_gpus, 8), coalesce(pipelined.run_min_gpus, 1))
+        ) as run_gpus_per_node
     from (
         -- the pipeline bubble of a platform without scale-up fabric: a plan with p pipeline stages
         -- and m micro-batches per step idles (p - 1) / (m + p - 1) of the time (1F1B schedule,
@@ -608,7 +438,7 @@ from (
                             * floor(planned_run.arg_n_gpus / planned_run.run_group))
                             + planned_run.run_group / planned_run.run_tp - 1)
                 end as run_pipeline_efficiency
-            from feasibility as planned_run
+            from planned_run
         ) as bubbled
     ) as pipelined
 ) as billed
@@ -617,6 +447,6 @@ left join bases
     and (bases.basis_min_gpus is null or bases.basis_min_gpus <= billed.run_gpus_per_node)
 -- per basis, the offers of the size the run needs, else the closest smaller size
 qualify row_number() over (
-    partition by billed.accelerator_id, bases.basis_name
+    partition by billed.accelerator_id, bases.price_basis
     order by bases.basis_min_gpus desc nulls last
 ) = 1

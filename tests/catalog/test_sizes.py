@@ -25,23 +25,6 @@ def test_gpuhunt_azure_partition_is_a_fraction() -> None:
     assert obs is not None and obs.gpu_count == 1 / 8
 
 
-def test_estimated_bases_rank_after_observed_ones() -> None:
-    from gpucost.flows.cli.estimate import _cheapest_rental
-
-    rows = [
-        {"accelerator_id": "a", "price_basis": "on_demand_min", "basis_kind": "observed",
-         "cost_usd": 100.0},
-        {"accelerator_id": "a", "price_basis": "reserved_3y_cud_est", "basis_kind": "estimated",
-         "cost_usd": 36.0},
-        {"accelerator_id": "b", "price_basis": "reserved_1y_cud_est", "basis_kind": "estimated",
-         "cost_usd": 59.0},
-        {"accelerator_id": "b", "price_basis": "owned", "basis_kind": "owned", "cost_usd": 9.0},
-    ]
-    cheapest = _cheapest_rental(rows, "cost_usd")
-    assert cheapest["a"]["price_basis"] == "on_demand_min"  # observed first, though dearer
-    assert cheapest["b"]["price_basis"] == "reserved_1y_cud_est (est.)"  # said so
-
-
 def test_a_retired_size_is_refused_whichever_catalog_lists_it() -> None:
     from gpucost.catalog.sizes import retired_size
 

@@ -327,3 +327,160 @@ def test_rent_vs_buy_h100_at_60pct(warehouse, capsys):
     assert "cheapest observed rental:" in out and "break-even utilisation" in out
     assert "colo_usd_per_kw_month = 150" in out and "wacc = 0.1" in out  # inputs, sourced
     assert "[https://" in out.split("purchase price")[1].splitlines()[0]
+
+
+# ---------------------------------------------------------------- issue 29: subcommands
+
+
+def test_estimated_bases_rank_after_observed_ones() -> None:
+    # (moved from tests/catalog/test_sizes.py) the rank is price_bases.basis_rank
+    from gpucost.flows.cli.estimate.common import cheapest_rental
+
+    rows = [
+        {"accelerator_id": "a", "price_basis": "on_demand_min", "basis_kind": "observed",
+         "basis_rank": 1, "cost_usd": 100.0},
+        {"accelerator_id": "a", "price_basis": "reserved_3y_cud_est", "basis_kind": "estimated",
+         "basis_rank": 2, "cost_usd": 36.0},
+        {"accelerator_id": "b", "price_basis": "reserved_1y_cud_est", "basis_kind": "estimated",
+         "basis_rank": 2, "cost_usd": 59.0},
+        {"accelerator_id": "b", "price_basis": "owned", "basis_kind": "owned",
+         "basis_rank": None, "cost_usd": 9.0},
+    ]
+    cheapest = cheapest_rental(rows, "cost_usd")
+    assert cheapest["a"]["price_basis"] == "on_demand_min"  # observed first, though dearer
+    assert cheapest["b"]["price_basis"] == "reserved_1y_cud_est (est.)"  # said so
+
+
+def test_basis_rank_observed_before_estimated(warehouse):
+    from gpucost.warehouse.publish import connect_readonly
+
+    ro = connect_readonly(warehouse)
+    try:
+        ranks = dict(ro.execute("select basis_kind || ':' || (price_basis like '%_cud_est'), "
+                                "list_distinct(list(coalesce(basis_rank, 0))) from price_bases "
+                                "group by all").fetchall())
+    finally:
+        ro.close()
+    assert ranks["observed:false"] == [1]
+    assert ranks["estimated:true"] == [2]  # an observed price less an assumed discount
+    assert ranks["owned:false"] == [0]  # null: no rental offer, never the cheapest rental
+
+
+@pytest.mark.parametrize(("alias", "subcommand"), [
+    (["--params", "7e9", "--tokens", "2e12", "-a", "H100 SXM", "--mfu", "0.4"],
+     ["training", "--params", "7e9", "--tokens", "2e12", "-a", "H100 SXM", "--mfu", "0.4"]),
+    (["--inference", "--params", "7e9", "-a", "H100 SXM", "--compare", "B200", "--claim", "3"],
+     ["inference", "--params", "7e9", "-a", "H100 SXM", "--compare", "B200", "--claim", "3"]),
+    (["--rent-vs-buy", "-a", "H100 SXM", "--utilisation", "0.6"],
+     ["rent-vs-buy", "-a", "H100 SXM", "--utilisation", "0.6"]),
+    (["--scenario", "llama3-405b-h100-40pct-2usd"], ["scenario", "llama3-405b-h100-40pct-2usd"]),
+    (["--params", "7e9", "-a", "H100"], ["training", "--params", "7e9", "-a", "H100"]),
+])
+def test_subcommands_answer_as_their_flag_forms(warehouse, capsys, alias, subcommand):
+    assert run(capsys, *alias) == run(capsys, *subcommand)
+
+
+@pytest.mark.parametrize("argv", [
+    ["training", "--params", "7e9", "--batch", "4"],  # an inference option
+    ["inference", "--params", "7e9", "--tokens", "1e12"],  # a training option
+    ["rent-vs-buy", "-a", "H100 SXM", "--params", "7e9"],
+    ["scenario", "405b-dense", "--params", "7e9"],
+    ["training", "--params", "7e9", "--inference"],  # a flag form after a subcommand
+])
+def test_a_subcommand_has_only_its_own_options(warehouse, capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(["estimate", *argv])
+    assert exc.value.code == EXIT_USAGE
+    assert "unrecognized arguments" in capsys.readouterr().err
+
+
+def test_a_flag_form_before_a_subcommand_is_refused(warehouse, capsys):
+    code, out, err = run(capsys, "--inference", "training", "--params", "7e9")
+    assert code == EXIT_USAGE and out == ""
+    assert "`gpucost estimate training` is the mode" in err
+
+
+def test_training_csv_is_one_table_of_the_rows(warehouse, capsys):
+    import csv
+    import io
+
+    code, out, err = run(capsys, "training", "--params", "7e9", "--tokens", "2e12",
+                         "-a", "H100 SXM", "--mfu", "0.4", "--format", "csv")
+    assert code == EXIT_OK, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    od = next(r for r in rows if r["price_basis"] == "on_demand_min")
+    # 8.4e22 FLOPs / (989.4 TFLOP/s x 0.4 x 3600) / 0.9 goodput = 65,509 h x 3.99 (Lambda 8x)
+    gpu_hours = 8.4e22 / (989.4e12 * 0.4 * 3600) / 0.9
+    assert float(od["gpu_hours"]) == pytest.approx(gpu_hours)
+    assert float(od["cost_usd"]) == pytest.approx(gpu_hours * 3.99)
+    assert od["provider"] == "lambda" and od["basis_rank"] == "1"
+    assert "goodput" in od["assumption_keys"].split(";")
+
+
+def test_assumptions_are_the_ones_the_macro_read(warehouse, capsys):
+    code, out, _ = run(capsys, "training", "--params", "7e9", "--tokens", "2e12", "-a",
+                       "H100 SXM", "--goodput", "1", "--pue", "1.1", "--format", "json")
+    data = json.loads(out)
+    listed = {a["assumption_key"] for a in data["assumptions"]}
+    read = {k for r in data["rows"] for k in r["assumption_keys"]}
+    assert listed == read
+    # given figures read no assumption; the defaults do, and the owned basis its own
+    assert "goodput" not in listed and "electricity_usd_per_kwh" in listed
+    assert {"server_cost_overhead", "depreciation_ooms_per_year"} <= listed
+    assert "pue" in next(r for r in data["rows"] if r["price_basis"] == "owned")[
+        "assumption_keys"]  # the owned basis' own energy figure
+
+
+def test_claim_check_macro_by_hand(warehouse):
+    from gpucost.warehouse.publish import connect_readonly
+
+    ro = connect_readonly(warehouse)
+    try:
+        cost = ro.execute("select unnest(claim_check(15, 'cost_per_token', 2.0, 3.0, "
+                          "supported_ratio := 5.0))").fetchall()[0]
+        per_gpu = ro.execute("select unnest(claim_check(4, 'throughput_per_gpu', 2.0, 3.0, "
+                             "throughput_ratio := 2.5))").fetchall()[0]
+    finally:
+        ro.close()
+    # measured 3x the tokens at 2x the price: 1.5x cheaper; a 15x claim is 10x that, 3x the
+    # roofline's 5x, and would need a price ratio of 3 / 15
+    assert cost == pytest.approx((1.5, 3.0, 10.0, 0.2))
+    # a throughput claim: 4 / 2.5 (roofline), 4 / 3 (measured); no price ratio needed
+    assert per_gpu[:3] == pytest.approx((1.5, 1.6, 4 / 3)) and per_gpu[3] is None
+
+
+def test_compare_claim_rests_on_claim_check(warehouse, capsys):
+    code, out, err = run(capsys, "inference", "--params", "70e9", "-a", "H100 SXM",
+                         "--compare", "B200", "--claim", "15", "--format", "json")
+    assert code == EXIT_OK, err
+    data = json.loads(out)
+    for c in data["compare"]:
+        assert c["claim_to_supported"] == pytest.approx(15 / c["cost_ratio"])
+    basis = next(c for c in data["compare"] if c["price_basis"] == data["compare_basis"])
+    for p in data["measured_pairs"]:
+        assert p["measured_cost_ratio"] == pytest.approx(p["measured_ratio"] / basis["price_ratio"])
+        assert p["claim_to_measured"] == pytest.approx(15 / p["measured_cost_ratio"])
+        assert p["price_ratio_needed"] == pytest.approx(p["measured_ratio"] / 15)
+
+
+def test_macro_arguments_come_from_the_macro_signatures(warehouse):
+    # the options fill the macro parameters of the same name; the rename map holds only the
+    # options named otherwise, each naming a real option and a real parameter
+    import argparse
+
+    from gpucost.flows.cli.estimate.common import MACRO_PARAMETER, macro_parameters
+    from gpucost.flows.cli.estimate.parser import MODE_OPTIONS, build
+    from gpucost.warehouse.publish import connect_readonly
+
+    build(argparse.ArgumentParser().add_subparsers(), None)
+    ro = connect_readonly(warehouse)
+    try:
+        training = macro_parameters(ro, "training_cost_estimate")
+        inference = macro_parameters(ro, "inference_cost_estimate")
+    finally:
+        ro.close()
+    assert {"params", "n_gpus", "price_per_gpu_hour", "attention_causal"} <= set(training)
+    for dest, parameter in MACRO_PARAMETER.items():
+        assert dest in MODE_OPTIONS["training"] | MODE_OPTIONS["inference"], dest
+        assert parameter in set(training) | set(inference), parameter
+        assert dest not in set(training) | set(inference), dest  # else no rename is needed

@@ -108,9 +108,9 @@ def test_pretraining_7b_ranks_h100_ahead_of_the_older_and_pcie_parts(loaded):
         "accelerator_a = 'nvidia-b200-sxm-180gb' and accelerator_b = ?"), [H100])]
     assert measured and all(0.7 <= ratio / m <= 1.3 for m in measured), (ratio, measured)
     # "cheapest rental" holds rentals only: no owner's cost, no analyst's survey
-    from gpucost.flows.cli.estimate import _cheapest_rental
+    from gpucost.flows.cli.estimate.common import cheapest_rental
 
-    cheapest = _cheapest_rental(rows, "cost_usd")
+    cheapest = cheapest_rental(rows, "cost_usd")
     assert {r["price_basis"].removesuffix(" (est.)") for r in cheapest.values()} <= {
         "on_demand_min", "on_demand_median", "spot_min", "community_min", "reserved_1y_min",
         "reserved_3y_min", "reserved_1y_cud_est", "reserved_3y_cud_est"}

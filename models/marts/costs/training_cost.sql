@@ -82,6 +82,9 @@
 --   basis_kind: observed, estimated (reserved_*_cud_est: an observed price less an assumed
 --     discount; rental_3y_survey: an analyst's surveyed price), owned (owned, tco_*) or given
 --     (price_bases.basis_kind)
+--   basis_rank: the order a rental basis is chosen in, observed before estimated: 1 observed
+--     rental, 2 estimated rental (reserved_*_cud_est); null for owned, analyst and given bases
+--     (price_bases.basis_rank)
 --   sku: the offer behind the price basis (price_bases.sku)
 --   price_per_gpu_hour [USD per GPU-hour]: the price basis' price of one GPU-hour
 --   observed_at [timestamp (UTC)]: when the basis price was observed (price_bases.observed_at);
@@ -104,6 +107,9 @@
 --     added to it)
 --   peak_cluster_power_mw [MW]: facility power of n_gpus at full load: n_gpus x tdp_w x
 --     server_to_chip_power x pue; null without n_gpus
+--   assumption_keys: the catalog assumptions (catalog/assumptions.csv keys) the row read: the
+--     MFU's, the power keys, a discount's, the owned basis', feasibility's and the defaults of
+--     the figures the scenario leaves out
 
 with
 

@@ -9,7 +9,9 @@
 -- exactly as the macro inference_cost_ratio (used by `gpucost estimate --compare`) pairs two
 -- inference_cost_estimate calls: supported_ratio = baseline USD per million output tokens /
 -- platform USD per million. claim_to_supported > 1: the claim exceeds what specs and prices
--- support.
+-- support. A ratio claim is checked by the macro claim_check (measured_cost_ratio,
+-- claim_to_supported, claim_to_measured, price_ratio_needed), the one `gpucost estimate
+-- inference --compare --claim` prints.
 --
 -- columns:
 --   scenario_id: the scenario's id in catalog/inference_scenarios.csv
@@ -233,7 +235,8 @@ absolute_final as (
 
 ),
 
-final as (
+-- the ratio claims beside the roofline and the measured pair, checked by claim_check
+checked as (
 
     select
         claims.scenario_id,
@@ -249,10 +252,6 @@ final as (
         pairs.usd_per_million_output_tokens,
         pairs.baseline_usd_per_million_output_tokens,
         pairs.supported_ratio,
-        claims.claimed_ratio / case claims.claim_kind
-            when 'throughput_per_gpu' then pairs.throughput_ratio_per_gpu
-            else pairs.supported_ratio
-        end as claim_to_supported,
         measured_pairs.benchmark as measured_benchmark,
         measured_pairs.scenario as measured_scenario,
         measured_pairs.round as measured_round,
@@ -264,19 +263,29 @@ final as (
         measured_pairs.baseline_tokens_per_second_per_gpu
             as measured_baseline_tokens_per_second_per_gpu,
         measured_pairs.measured_ratio,
-        measured_ratio / pairs.price_ratio as measured_cost_ratio,
-        claims.claimed_ratio / case claims.claim_kind
-            when 'throughput_per_gpu' then measured_ratio
-            else measured_cost_ratio
-        end as claim_to_measured,
-        case when claims.claim_kind = 'cost_per_token'
-            then measured_ratio / claims.claimed_ratio
-        end as price_ratio_needed
+        claim_check(
+            claims.claimed_ratio, claims.claim_kind, pairs.price_ratio,
+            measured_pairs.measured_ratio,
+            supported_ratio := pairs.supported_ratio,
+            throughput_ratio := pairs.throughput_ratio_per_gpu
+        ) as verdict
     from claims
     left join pairs
         on pairs.scenario_id = claims.scenario_id
     left join measured_pairs
         on measured_pairs.scenario_id = claims.scenario_id
+
+),
+
+final as (
+
+    select
+        checked.* exclude (verdict),
+        checked.verdict.claim_to_supported,
+        checked.verdict.measured_cost_ratio,
+        checked.verdict.claim_to_measured,
+        checked.verdict.price_ratio_needed
+    from checked
 
 ),
 

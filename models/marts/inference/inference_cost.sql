@@ -40,6 +40,9 @@
 --   basis_kind: observed, estimated (reserved_*_cud_est: an observed price less an assumed
 --     discount; rental_3y_survey: an analyst's surveyed price), owned (owned, tco_*) or given
 --     (price_bases.basis_kind)
+--   basis_rank: the order a rental basis is chosen in, observed before estimated: 1 observed
+--     rental, 2 estimated rental (reserved_*_cud_est); null for owned, analyst and given bases
+--     (price_bases.basis_rank)
 --   sku: the offer behind the price basis (price_bases.sku)
 --   price_per_gpu_hour [USD per GPU-hour]: the price basis' price of one GPU-hour
 --   gpus_per_instance [GPUs]: the GPUs one rented instance must hold: the replica's n_gpus
@@ -51,6 +54,9 @@
 --     null for owned
 --   usd_per_million_input_tokens [USD per million tokens]: prefill cost of one million input
 --     tokens: n_gpus x price_per_gpu_hour / (prefill_tokens_per_second x 3600) x 10^6
+--   assumption_keys: the catalog assumptions (catalog/assumptions.csv keys) the row read:
+--     inference_bandwidth_utilisation and the accelerator's MFU default where the scenario
+--     leaves the utilisations out
 
 with
 

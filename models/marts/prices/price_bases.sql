@@ -47,6 +47,9 @@
 --   observed_at_known: false when every price of the accelerator is undated (files replayed
 --     without any date): the basis is then marked, never current; null for owned and analyst
 --     bases
+--   basis_rank: the order a rental basis is chosen in (int_price_bases): 1 observed, 2
+--     estimated (an observed price less an assumed discount), so observed prices rank before
+--     estimates; null for a basis that is no rental offer (owned, analyst)
 
 with
 
@@ -162,7 +165,8 @@ select
     final.gpu_count,
     final.observed_at,
     final.observed_at_known,
-    final.basis_note
+    final.basis_note,
+    final.basis_rank
 from final
 order by
     final.accelerator_id,

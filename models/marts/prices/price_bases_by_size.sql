@@ -18,6 +18,8 @@
 --   n_providers [providers]: sellers the basis is taken over at this size
 --   observed_at_known: false when every price behind the basis is undated
 --   basis_note: how the basis price was formed (as in price_bases)
+--   basis_rank: observed rental 1, estimated rental 2, null for owned and analyst bases (as in
+--     price_bases)
 --   basis_kind: observed (a price seen in force), estimated (an observed price less an
 --     assumed discount, or an analyst's surveyed market price) or owned, as in price_bases
 --   pricing_model: the pricing model the basis prices (on_demand, spot, community, reserved_1y,
@@ -73,7 +75,8 @@ select
     bases.n_providers,
     bases.observed_at,
     bases.observed_at_known,
-    bases.basis_note
+    bases.basis_note,
+    bases.basis_rank
 from bases
 order by
     bases.accelerator_id,

@@ -1,0 +1,259 @@
+"""How `gpucost estimate training`, `scenario` and `rent-vs-buy` print their answers (table
+format): the figures, the cost per price basis, the ranking over accelerators, and the
+assumptions and MFU model the answer read. The numbers are the macros'; nothing is computed
+here but which row of each basis kind to show."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gpucost.flows.cli.estimate.common import cheapest, cheapest_rental
+from gpucost.flows.cli.output import count, number, write_table
+
+
+def print_assumptions(result: dict[str, Any], out: Any) -> None:
+    m = result.get("mfu_model")
+    if m:
+        print(f"\nMFU model (catalog/mfu_model.csv: fitted on {m['fitted_runs']} high-confidence "
+              "published runs, leave-one-out validation in docs/validation.md): in-run MFU = "
+              f"exp({m['intercept']:.3f} {m['hopper']:+.3f} [Hopper] {m['tpu']:+.3f} [TPU] "
+              f"{m['moe']:+.3f} [MoE] {m['fp8']:+.3f} [FP8] {m['hopper_log10_params']:+.3f} x "
+              "log10(params / 1e10) [Hopper, params clamped to "
+              f"{count(m['hopper_params_min'])}-{count(m['hopper_params_max'])}]) / goodput, "
+              "against the BF16 peak (rescaled to the FP8 peak for an FP8 run)", file=out)
+        for f in m.get("family_factors") or []:
+            how = (f"measured in MLPerf Training against Hopper, {f['pairs']} result pairs on "
+                   f"{f['benchmarks']} (range {number(f['min_pair_factor'])}-"
+                   f"{number(f['max_pair_factor'])})" if f["mfu_basis"] == "mlperf_training"
+                   else "the cited generation defaults' ratio")
+            print(f"  {f['family']}: Hopper's MFU x {number(f['hopper_factor'])}, {how} "
+                  "(mart mfu_family_factors)", file=out)
+    if not result.get("assumptions"):
+        return
+    print("\nassumptions (catalog/assumptions.csv):", file=out)
+    for a in result["assumptions"]:
+        print(f"  {a['assumption_key']} = {number(a['value'], 4)} {a['unit']}: "
+              f"{a['description']} [{a['source_url']}]", file=out)
+
+
+_FLOPS_BASIS = {
+    "params_tokens": "6 x active params x tokens, plus the optional terms given",
+    "cluster_time": "GPUs x days x dense peak x MFU x goodput",
+    "flops": "given",
+}
+
+
+def print_training(result: dict[str, Any], out: Any) -> None:
+    rows = result["rows"]
+    first = rows[0]
+    single = len({r["accelerator_id"] for r in rows}) == 1
+    what = []
+    if first["flops_basis"] == "cluster_time":
+        what.append(f"{number(first['n_gpus'])} GPUs x {number(first['wall_clock_days'])} days")
+    if first["params_active"]:
+        params = f"{count(first['params_active'])} active parameters"
+        if first["params_total"] and first["params_total"] != first["params_active"]:
+            params += f" ({count(first['params_total'])} total)"
+        what.append(params)
+    if first["tokens"]:
+        implied = "" if first["flops_basis"] == "params_tokens" or "tokens" in result["inputs"] \
+            else " (implied by the FLOPs)"
+        what.append(f"{count(first['tokens'])} tokens{implied}")
+    what.append(first["precision"])
+    gpus = f"{number(first['n_gpus'])} GPUs" + (" (default; set --gpus)"
+                                              if result["gpus_defaulted"] else "")
+    if result.get("scenario"):
+        print(f"Scenario {result['scenario']['scenario_id']}: "
+              f"{result['scenario']['question']}", file=out)
+    if not single:
+        print(f"Training estimate: {', '.join(what)}; FLOPs {count(first['flops'])}; "
+              f"wall-clock on {gpus}", file=out)
+        on_demand = cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "on_demand_min")
+        rented = cheapest_rental(rows, "cost_usd")
+        owned = cheapest(rows, "cost_usd", lambda r: r.get("basis_kind") == "owned")
+        analyst = cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "rental_3y_survey")
+        given = cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "given")
+
+        def rank(r: dict[str, Any]) -> tuple:
+            # one price basis kind per rank: the given price, else the cheapest on-demand
+            # rental; platforms without one after, by their cheapest other rental
+            acc = r["accelerator_id"]
+            basis = given.get(acc) or on_demand.get(acc)
+            return (r["feasible"] is False, basis is None,
+                    (basis or rented.get(acc) or {}).get("cost_usd") or math.inf)
+
+        order = sorted({r["accelerator_id"]: r for r in rows}.values(), key=rank)
+        table = []
+        for r in order:
+            acc = r["accelerator_id"]
+            od = given.get(acc) or on_demand.get(acc, {})
+            cheap, own = rented.get(acc, {}), owned.get(acc, {})
+            table.append([
+                acc, number(r["peak_dense_tflops"]), number(r["mfu"]), number(r["gpu_hours"]),
+                number(r["wall_clock_days"]), _plan(r),
+                f"{number(od.get('cost_usd'))} ({od.get('provider') or od.get('price_basis')})"
+                if od else "-",
+                number(od.get("usd_per_million_tokens")),
+                f"{number(cheap.get('cost_usd'))} ({cheap.get('price_basis')}, "
+                f"{cheap.get('provider') or '-'})" if cheap else "-",
+                f"{number(own.get('cost_usd'))} ({own.get('price_basis')})" if own else "-",
+                number(analyst.get(acc, {}).get("cost_usd")), number(r["energy_mwh"]),
+                r["mfu_source"] or "",
+            ] + ([r["infeasible_reason"] or ""] if result.get("show_all") else []))
+        write_table(["accelerator", "peak TFLOP/s", "MFU", "GPU-hours", "days",
+                     "min GPUs mem / TPxPPxDP", "on-demand USD (cheapest)",
+                     "USD/M tok (on-demand)", "cheapest rental USD (basis, provider)",
+                     "owned/TCO USD (basis)", "analyst USD", "MWh", "MFU from"]
+                    + (["cannot train it because"] if result.get("show_all") else []),
+                    table, out, indent="  ")
+        print("\nranked by the cheapest on-demand rental (dated offers at the size the run "
+              "needs); platforms without one follow, by their cheapest other rental. MFU: in-run "
+              "utilisation of the dense peak (goodput "
+              f"{number(first['goodput'])} separate); docs/cost-models.md explains each source",
+              file=out)
+        if result.get("infeasible_hidden"):
+            print(f"\nnot ranked: {len(result['infeasible_hidden'])} platform(s) that cannot "
+                  f"train this model on {number(first['n_gpus'])} GPUs "
+                  f"({', '.join(result['infeasible_hidden'])}); --all lists them with the "
+                  "reason", file=out)
+        print_assumptions(result, out)
+        return
+    print(f"Training estimate: {', '.join(what)}; on {first['accelerator_name']} "
+          f"({first['accelerator_id']})", file=out)
+    lines = [
+        ("FLOPs", f"{count(first['flops'])} ({_FLOPS_BASIS[first['flops_basis']]})"),
+        (f"dense peak ({first['precision']})", f"{first['peak_dense_tflops']:g} TFLOP/s"),
+        ("MFU", f"{number(first['mfu'])} ({first['mfu_source']})"),
+        ("goodput", number(first["goodput"])),
+        ("compute GPU-hours", f"{number(first['compute_gpu_hours'])} (at MFU, before goodput)"),
+        ("GPU-hours", f"{number(first['gpu_hours'])} (paid for: compute GPU-hours / goodput)"),
+        ("wall-clock", f"{number(first['wall_clock_days'])} days on {gpus}"),
+        ("energy", f"{number(first['energy_mwh'])} MWh = GPU-hours x {number(first['tdp_w'])} W x "
+                   f"{number(first['server_to_chip_power'])} server/chip power x "
+                   f"{number(first['avg_power_fraction'])} average load x PUE "
+                   f"{number(first['pue'])}; {number(first['energy_cost_usd'])} USD at "
+                   f"{number(first['electricity_usd_per_kwh'])} USD/kWh"),
+        ("peak cluster power", f"{number(first['peak_cluster_power_mw'])} MW "
+                               "(TDP x server/chip power x PUE, full load)"),
+    ]
+    if first.get("feasible") is not None:
+        lines += [
+            ("memory", f"{number(first['training_state_gb'])} GB of weights, gradients and Adam "
+                       f"state + {number(first['activation_gb'])} GB of activations per "
+                       f"micro-batch ({number(first['activation_micro_batch'])} x seq "
+                       f"{number(first['activation_seq_len'])}, "
+                       f"{first['activation_recompute']} recompute)"),
+            ("min GPUs (memory)", f"{number(first['min_gpus_memory'])} (training state and "
+                                  "activations spread evenly)"),
+            ("GPUs per replica", f"{number(first['gpus_per_model_replica'])} (tensor x pipeline; "
+                                 f"scale-up domain {number(first['scale_up_domain_size'])}"
+                                 + (f", {first['scale_up_link']})" if first["scale_up_link"]
+                                    else ", none)")),
+            ("parallelism", f"TP {number(first['tensor_parallel'])} x PP "
+                            f"{number(first['pipeline_parallel'])} x DP "
+                            f"{number(first['data_parallel'])}" if first["feasible"]
+                            else f"NOT FEASIBLE: {first['infeasible_reason']}"),
+        ]
+    width = max(len(k) for k, _ in lines)
+    for k, v in lines:
+        print(f"  {k.ljust(width)}  {v}", file=out)
+    priced = [r for r in rows if r["price_basis"]]
+    if priced:
+        node = first.get("gpus_per_node")
+        print("\ncost per price basis" + (f" (rentals at offers of {number(node)} or more GPUs per "
+              "instance, the size this run needs: --gpus sets it):" if node else ":"), file=out)
+        write_table(["basis", "provider", "GPUs/inst", "USD/GPU-h", "cost USD",
+                     "USD/M tokens", "note"],
+                    [[r["price_basis"], r["provider"] or "-",
+                      number(r["basis_gpu_count"]) if r.get("basis_gpu_count") else "-",
+                      number(r["price_per_gpu_hour"]), number(r["cost_usd"]),
+                      number(r["usd_per_million_tokens"]), r["basis_note"] or ""]
+                     for r in sorted(priced, key=lambda r: r["cost_usd"])], out, indent="  ")
+    else:
+        print("\nno price for this accelerator in the warehouse (give --price)", file=out)
+    if result.get("breakdown"):
+        print("\nfull-bill breakdown (cost_breakdown_estimate):", file=out)
+        write_table(["preset", "component", "USD", "share"],
+                    [[b["preset_id"], b["component"], number(b["usd"]),
+                      f"{b['share_of_total']:.1%}"] for b in result["breakdown"]],
+                    out, indent="  ")
+        for p in result["presets"]:
+            print(f"  {p['preset_id']}: {p['description']} [{p['source_url']}]", file=out)
+    print_assumptions(result, out)
+
+
+def _plan(r: dict[str, Any]) -> str:
+    if r.get("feasible") is None:
+        return "-"
+    if not r["feasible"]:
+        return f"{number(r['min_gpus_memory'])} / infeasible"
+    return (f"{number(r['min_gpus_memory'])} / {number(r['tensor_parallel'])}x"
+            f"{number(r['pipeline_parallel'])}"
+            f"x{number(r['data_parallel'])}")
+
+
+def print_rent_vs_buy(result: dict[str, Any], out: Any) -> None:
+    rows = result["rows"]
+    first = rows[0]
+    u = result["utilisation"]
+    print(f"Rent vs buy: {first['name']} ({first['accelerator_id']}) busy {u:.0%} of the time"
+          + (" (default; set --utilisation)" if result["utilisation_defaulted"] else "")
+          + f", {number(first['useful_life_years'])} years of useful life", file=out)
+    fixed = first["tco_capital_usd_per_gpu_hour"] + first["hosting_usd_per_gpu_hour"]
+    lines = [
+        ("purchase price", f"{number(first['purchase_price_usd'])} USD per accelerator "
+                           f"({first['purchase_price_basis'] or '-'}, "
+                           f"{first['purchase_price_date'] or 'undated'}) "
+                           f"[{first['purchase_price_source_url'] or 'no source'}]"),
+        ("cluster capex", f"{number(first['cluster_capex_per_gpu_usd'])} USD per accelerator = "
+                          f"price x {number(first['server_cost_overhead'])} server overhead / "
+                          f"(1 - {number(first['network_fraction_of_cluster'])} interconnect)"),
+        ("capital", f"{number(first['tco_capital_usd_per_gpu_hour'])} USD per GPU-hour: capex x "
+                    f"capital recovery factor (WACC {number(first['wacc'])}, "
+                    f"{number(first['useful_life_years'])} years) / "
+                    f"{number(first['hours_per_year'])} h (paid used or not)"),
+        ("hosting", f"{number(first['hosting_usd_per_gpu_hour'])} USD per GPU-hour: "
+                    f"{number(first['it_power_kw_per_gpu'])} kW x "
+                    f"{number(first['colo_usd_per_kw_month'])} USD/kW-month colocation x 12 / "
+                    f"{number(first['hours_per_year'])} h (paid used or not)"),
+        ("energy", f"{number(first['energy_usd_per_gpu_hour'])} USD per used GPU-hour: "
+                   f"{number(first['it_power_kw_per_gpu'])} kW x "
+                   f"{number(first['avg_power_fraction'])} load x PUE {number(first['pue'])} x "
+                   f"{number(first['electricity_usd_per_kwh'])} USD/kWh"),
+        ("owned, per used GPU-hour", f"{number(first['owned_usd_per_used_gpu_hour'])} USD = "
+                                     f"({number(fixed)} capital + hosting) / {u:g} + "
+                                     f"{number(first['energy_usd_per_gpu_hour'])} energy"),
+        ("owned, Epoch amortised", f"{number(first['epoch_owned_usd_per_gpu_hour'])} USD per "
+                                   "GPU-hour at 100% utilisation (the 'owned' price basis)"),
+    ]
+    width = max(len(k) for k, _ in lines)
+    for k, v in lines:
+        print(f"  {k.ljust(width)}  {v}", file=out)
+    rented = [r for r in rows if r["rental_price_basis"]]
+    if not rented:
+        print("\nno observed rental price for this accelerator in the warehouse", file=out)
+    else:
+        cheapest = rented[0]
+        verdict = ("owning is cheaper" if cheapest["rental_price_per_gpu_hour"]
+                   > first["owned_usd_per_used_gpu_hour"] else "renting is cheaper")
+        be = cheapest["breakeven_utilisation"]
+        print(f"\ncheapest observed rental: {number(cheapest['rental_price_per_gpu_hour'])} USD "
+              f"per GPU-hour ({cheapest['rental_price_basis']}, "
+              f"{cheapest['rental_provider'] or '-'}); at {u:.0%} utilisation {verdict}; "
+              "break-even utilisation "
+              + (f"{be:.0%}" if be is not None and be <= 1 else
+                 "above 100%: renting is always cheaper" if be is not None else
+                 "none: the rental price does not cover the energy"), file=out)
+        write_table(["rental basis", "provider", "USD/GPU-h", "owned USD/used GPU-h",
+                     "break-even utilisation", "observed", "source"],
+                    [[r["rental_price_basis"], r["rental_provider"] or "-",
+                      number(r["rental_price_per_gpu_hour"]),
+                      number(r["owned_usd_per_used_gpu_hour"]),
+                      (f"{r['breakeven_utilisation']:.0%}"
+                       if r["breakeven_utilisation"] is not None else "-"),
+                      str(r["rental_observed_at"] or "-")[:10], r["rental_source_url"] or "-"]
+                     for r in rented], out, indent="  ")
+    print_assumptions(result, out)
+
+
