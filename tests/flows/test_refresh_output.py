@@ -21,7 +21,7 @@ import pytest
 from gpucost.catalog import sources
 from gpucost.flows.cli import main as cli
 from gpucost.flows.progress import ConsoleLogHandler, console_for, shorten
-from gpucost.flows.refresh import RunSummary, SourceSummary
+from gpucost.flows.summary import RunSummary, SourceSummary
 
 MAX_LINES = 60
 

@@ -343,13 +343,14 @@ def baseline_files(source: str, tmp: Path) -> list[Path]:
 
 def make_baseline(data_dir: Path) -> None:
     """Every source holds good data, replayed from its fixtures, and is published."""
-    from gpucost.flows.pipeline import ingest_files, publish
+    from gpucost.flows.ingest import ingest_files
+    from gpucost.flows.steps import build_and_publish
 
     with tempfile.TemporaryDirectory() as tmp:
         for source in GOOD_FIXTURES:
             ingest_files(source, baseline_files(source, Path(tmp)), data_dir=data_dir,
                          rebuild=False)
-    publish(data_dir)
+    build_and_publish(data_dir)
 
 
 @dataclass
@@ -404,11 +405,11 @@ def run_one(index: int, assignment: dict[str, str | None], baseline: Path, work:
     The refresh is refresh_plain's (run_refresh with _fetch_threads); `fetched` is set once
     every request of the run is over (the fetch phase), so the next run may start then.
     """
-    from gpucost.flows.refresh import _fetch_threads, run_refresh
+    from gpucost.flows.steps import fetch_threads, run_refresh
 
     def fetch_all(names: list[str], on_fetched=None):  # type: ignore[no-untyped-def]
         try:
-            return _fetch_threads(names, on_fetched)
+            return fetch_threads(names, on_fetched)
         finally:
             if fetched is not None:
                 fetched.set()
