@@ -1,7 +1,7 @@
 """The summary of one refresh: each source's status, the publish, and the verdict.
 
 A source fetched in this run is `live` (new data loaded), `unchanged` (the same payload as
-before), `failed` (nothing in force) or `stale` (the fetch failed now; its older data stays
+before), `failed` (nothing in force) or `fallback` (the fetch failed now; its older data stays
 in force). A source not fetched in this run whose data is in force is `curated` (the reference
 prices of the catalog) or `not run`. The run's RunSummary fills rows in force, age and origin
 from the published source_health mart (`attach_health`); `RunSummary.verdict()` says what
@@ -18,15 +18,15 @@ from typing import Any
 from gpucost.warehouse.publish import serving_path
 from gpucost.warehouse.store import LoadOutcome
 
-FETCHED = ("live", "unchanged", "failed", "stale")  # statuses of a source fetched in this run
+FETCHED = ("live", "unchanged", "failed", "fallback")  # statuses of a source fetched in this run
 REFRESHED = ("live", "unchanged")
-FAILED = ("failed", "stale")
+FAILED = ("failed", "fallback")
 
 
 @dataclass
 class SourceSummary:
     source: str
-    # live | unchanged | failed | stale (failed, older data still in force)
+    # live | unchanged | failed | fallback (failed now, older data still in force)
     # | curated (reference prices from the catalog) | not run (data in force, not fetched now)
     status: str
     rows_loaded: int = 0
@@ -113,10 +113,10 @@ class RunSummary:
         if other:
             types = sorted({s.error_type or "error" for s in other})
             parts.append(f"{len(other)} failed ({', '.join(types)})")
-        stale = [s for s in failed if s.status == "stale"]
-        if stale:
-            ages = [s.data_age_days for s in stale if s.data_age_days is not None]
-            parts.append(f"{len(stale)} serving their last good data"
+        fallback = [s for s in failed if s.status == "fallback"]
+        if fallback:
+            ages = [s.data_age_days for s in fallback if s.data_age_days is not None]
+            parts.append(f"{len(fallback)} serving their last good data"
                          + (f" (up to {max(ages):.1f} days old)" if ages else ""))
         reference = next((s for s in self.sources if s.status == "curated"), None)
         prices = [s for s in fetched if s.kind == "prices"]
@@ -166,7 +166,7 @@ def summarise(source: str, outcomes: list[LoadOutcome]) -> SourceSummary:
 
 def attach_health(summary: RunSummary, data_dir: Path) -> None:
     """Fill rows in force / age / origin from the published source_health mart; a failed
-    source whose older data stays in force becomes `stale`."""
+    source whose older data stays in force becomes `fallback`."""
     import duckdb
 
     from gpucost.warehouse.publish import open_published
@@ -193,7 +193,7 @@ def attach_health(summary: RunSummary, data_dir: Path) -> None:
         if s.source in health:
             s.rows_in_force, s.data_age_days, s.data_origin = health[s.source]
             if s.status == "failed" and (s.rows_in_force or 0) > 0:
-                s.status = "stale"
+                s.status = "fallback"
     # sources not fetched in this run whose data is in force (the curated reference prices)
     ran = {s.source for s in summary.sources}
     for source, (rows, age, origin) in sorted(health.items()):

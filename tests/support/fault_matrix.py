@@ -371,7 +371,7 @@ class Observed:
 
     @property
     def ok(self) -> bool:
-        return (self.status in ("failed", "stale") and bool(self.error_types)
+        return (self.status in ("failed", "fallback") and bool(self.error_types)
                 and set(self.error_types) <= self.expected and self.published
                 and self.controls_live and self.rows_after == self.rows_before > 0
                 and not self.lost)
@@ -402,7 +402,7 @@ def run_one(index: int, assignment: dict[str, str | None], baseline: Path, work:
             fetched: threading.Event | None = None) -> list[Observed]:
     """One refresh run of every source, each failing as `assignment` says (None: control).
 
-    The refresh is refresh_plain's (run_refresh with _fetch_threads); `fetched` is set once
+    The refresh is refresh_plain's (run_refresh with fetch_threads); `fetched` is set once
     every request of the run is over (the fetch phase), so the next run may start then.
     """
     from gpucost.flows.steps import fetch_threads, run_refresh
