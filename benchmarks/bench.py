@@ -84,7 +84,8 @@ def step_generate(data: Path, rows: int) -> dict:
 
 
 def step_incremental(data: Path) -> dict:
-    from gpucost.flows.pipeline import ingest_files, publish
+    from gpucost.flows.ingest import ingest_files
+    from gpucost.flows.steps import build_and_publish as publish
 
     t = time.perf_counter()
     loaded = 0
@@ -100,7 +101,7 @@ def step_incremental(data: Path) -> dict:
 
 
 def step_rebuild(data: Path) -> dict:
-    from gpucost.flows.pipeline import publish
+    from gpucost.flows.steps import build_and_publish as publish
 
     result = publish(data, full=True)
     slowest = sorted(result.timings_s.items(), key=lambda kv: -kv[1])[:5]

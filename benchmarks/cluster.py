@@ -129,7 +129,7 @@ def unpaced_env(env: dict[str, str], work: Path) -> dict[str, str]:
 
 
 def embedded_runs(env: dict[str, str], data: Path, *, paced: bool = True) -> list[dict]:
-    from gpucost.flows.refresh_run import refresh_plain
+    from gpucost.flows.steps import refresh_plain
 
     out = []
     with environ(env), pacing(paced):

@@ -64,12 +64,13 @@ def _step_loopback(data: Path, mode: str) -> dict:
         os.environ.update(server.env)
         t = time.perf_counter()
         if mode == "plain":
-            from gpucost.flows.refresh_run import refresh_plain
+            from gpucost.flows.steps import refresh_plain
 
             summary = refresh_plain(names, data_dir=data)
         else:  # as `gpucost refresh` runs it (the server PREFECT_API_URL names)
-            from gpucost.flows.prefect_server import api_for_refresh
-            from gpucost.flows.refresh import RefreshFailedError, refresh
+            from gpucost.flows.prefect_api import api_for_refresh
+            from gpucost.flows.refresh import refresh
+            from gpucost.flows.summary import RefreshFailedError
 
             try:
                 with api_for_refresh():
@@ -224,7 +225,7 @@ def measure(work: Path, run_step: RunStep, log: Callable[[str], None]) -> dict:
         log("orchestration: what importing Prefect costs a process ...")
         imports: dict[str, list[dict]] = {"core": [], "flow": []}
         for _ in range(RUNS):
-            for key, module in (("core", "refresh_run"), ("flow", "refresh")):
+            for key, module in (("core", "steps"), ("flow", "refresh")):
                 imports[key].append(_process(
                     [sys.executable, "-c", f"import gpucost.flows.{module}"], env))
         out["import_refresh_run"] = _median_of(imports["core"])  # the plain path

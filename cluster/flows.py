@@ -47,7 +47,8 @@ from gpucost.catalog.records import (
 from gpucost.catalog.secrets import redact
 from gpucost.catalog.sources.base import Fetched
 from gpucost.cluster.settings import ClusterSettings, load_settings
-from gpucost.flows import pipeline
+from gpucost.flows import steps
+from gpucost.warehouse.load import source_error
 from gpucost.warehouse.raw_schema import RAW_ROW_MAX_CHARS
 from gpucost.warehouse.refusals import check_row_cap
 
@@ -77,9 +78,9 @@ def _flow_run_id() -> str:
     try:
         from prefect.runtime import flow_run
 
-        return str(flow_run.id or "") or pipeline.new_run_id()
+        return str(flow_run.id or "") or steps.new_run_id()
     except Exception:  # outside a flow run
-        return pipeline.new_run_id()
+        return steps.new_run_id()
 
 
 # -- fetchers ------------------------------------------------------------------------------
@@ -143,7 +144,7 @@ def fetch_one(name: str, *, objects: Any, raw: Any, run_id: str) -> FetchedSourc
     its named error."""
     fetched_at = now()
     try:
-        fetched = pipeline.fetch_source(name)
+        fetched = steps.fetch_source(name)
     except Exception as exc:
         errors = exc.errors.items() if isinstance(exc, PartsFailedError) else [(None, exc)]
         ids = [raw.append_fetch(_marker(name, run_id, status="failed", fetched_at=fetched_at,
@@ -172,7 +173,7 @@ def fetch_one(name: str, *, objects: Any, raw: Any, run_id: str) -> FetchedSourc
                             rows=len(rows)), rows))
                 out.rows = len(rows)
             except Exception as exc:  # the payload is kept; the publisher records the failure
-                error = pipeline.source_error(exc)
+                error = source_error(exc)
                 out.fetch_ids.append(raw.append_fetch(
                     _marker(name, run_id, status="failed", fetched_at=fetched_at, sha256=sha,
                             keys=keys, size=size, error=error)))
@@ -245,7 +246,7 @@ def apply_markers(data_dir: Path, settings: ClusterSettings) -> dict[str, int]:
     objects = ObjectStore(settings, writer=True)
     store = RawStore(data_dir)
     counts = {"applied": 0, "ok": 0, "failed": 0, "skipped": 0}
-    run_id = pipeline.new_run_id()
+    run_id = steps.new_run_id()
     with store.connect() as con:
         con.execute(_APPLIED_DDL)
         newest = con.execute("select max(fetched_at) from cluster_applied").fetchone()[0]
@@ -263,7 +264,7 @@ def apply_markers(data_dir: Path, settings: ClusterSettings) -> dict[str, int]:
             except Exception:
                 counts["skipped"] += 1  # a source this publisher's code does not know
                 continue
-            started = pipeline.now()
+            started = steps.now()
             fetched_at = marker["fetched_at"]
             error: BaseException | None = None
             if marker["status"] == "ok" and marker.get("payload_keys"):
@@ -273,19 +274,19 @@ def apply_markers(data_dir: Path, settings: ClusterSettings) -> dict[str, int]:
                 except ObjectNotFoundError as exc:  # deleted since: this source's failure
                     error = exc
                 else:
-                    pipeline.load_live(store, con, run_id=run_id, source=name,
+                    steps.load_live(store, con, run_id=run_id, source=name,
                                        fetched=Fetched(payloads), started_at=started,
                                        fetched_at=fetched_at)
                     counts["ok"] += 1
             else:
                 error = _error_of(marker)
             if error is not None:
-                pipeline.record_fetch_failure(store, con, run_id=run_id, source=name,
+                steps.record_fetch_failure(store, con, run_id=run_id, source=name,
                                               error=error, started_at=started,
                                               stream=marker.get("stream"))
                 counts["failed"] += 1
             con.execute("insert into cluster_applied values (?, ?, ?) on conflict do nothing",
-                        [fid, fetched_at, pipeline.now()])
+                        [fid, fetched_at, steps.now()])
             counts["applied"] += 1
     return counts
 
@@ -315,7 +316,7 @@ def publish_cluster(data_dir: Path | None = None, settings: ClusterSettings | No
     data_dir = Path(data_dir or default_data_dir())
     with writer_lock(data_dir):
         markers = apply_markers(data_dir, settings)
-        result = pipeline.publish(data_dir, allow_shrink=allow_shrink)
+        result = steps.build_and_publish(data_dir, allow_shrink=allow_shrink)
     out = ClusterPublish(markers, True, mart_rows=result.mart_rows,
                          history_mode=result.history_mode)
     record = publish_snapshot(data_dir, settings)
@@ -459,7 +460,7 @@ def run_cluster_refresh(names: list[str] | None = None, batches: int = DEFAULT_B
     _use_api(settings)
     start, started_at = time.perf_counter(), now()
     job = {"env": dict(env)} if env else None
-    groups = batches_of(names or pipeline.source_names(), batches)
+    groups = batches_of(names or steps.source_names(), batches)
     runs = [run_deployment(FETCH_DEPLOYMENT, parameters={"sources": g}, timeout=0,
                            job_variables=job, as_subflow=False) for g in groups]
     finished = _wait([r.id for r in runs], timeout_s)

@@ -114,7 +114,9 @@ def ingest_recorded(shared: Path, data_dir: Path | None = None,
                     feeds: tuple[Feed, ...] = FEEDS, say=print) -> tuple[list[FeedResult], object]:
     """Load every feed's files (no publish between them), then publish once: the results per
     feed and the PublishResult. A refused publish raises (the loads stay in the raw layer)."""
-    from gpucost.flows.pipeline import default_data_dir, ingest_files, publish
+    from gpucost.flows.ingest import ingest_files
+    from gpucost.flows.steps import build_and_publish
+    from gpucost.warehouse import data_dir as default_data_dir
 
     results = []
     for feed in feeds:
@@ -129,14 +131,14 @@ def ingest_recorded(shared: Path, data_dir: Path | None = None,
         results.append(result)
         for line in describe(result):
             say(line)
-    published = publish(Path(data_dir or default_data_dir()))
+    published = build_and_publish(Path(data_dir or default_data_dir()))
     return results, published
 
 
 def describe(result: FeedResult) -> list[str]:
     """Per file: rows loaded, unchanged, or refused (a documented trap or not), as `gpucost
     ingest` says it; a results tree in one line, and its refused files."""
-    from gpucost.flows.cli.main import outcome_text, outcomes_summary
+    from gpucost.flows.ingest import outcome_text, outcomes_summary
 
     feed, lines = result.feed, []
     if feed.tree:
@@ -161,10 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.shared_data.is_dir():
         print(f"error: no recorded data at {safe(args.shared_data)}", file=sys.stderr)
         return 2
-    from gpucost.flows.cli.main import _prepare_prefect_home
+    from gpucost.flows.prefect_server import prepare_prefect_home
     from gpucost.flows.progress import setup_console
 
-    _prepare_prefect_home()
+    prepare_prefect_home()
     setup_console(verbose=False)
     t0 = time.perf_counter()
     try:

@@ -29,14 +29,15 @@ How failures show in Prefect (measured on prefect 3.8):
   its task run cannot run, and its own summary is what the CLI prints, whatever the engine
   raised while reporting states; one line says "the Prefect server at ... stopped answering
   during the run: the refresh went on without it", and Prefect's own errors are silenced
-  (flows/prefect_server.give_up). When the API fails before the body began, nothing ran: the
+  (flows/prefect_api.give_up). When the API fails before the body began, nothing ran: the
   CLI runs the plain path once and says so in one line. No step runs twice: a step whose
   task body started keeps its own outcome (the fetch is never repeated, the publish never
   doubled). The flow run itself stays Running in the Prefect database: nothing could tell it.
 
-The sequence itself, its summary and `refresh_plain` (the same steps as plain function calls,
-`gpucost refresh --no-prefect`) live in flows/refresh_run.py, which never imports Prefect;
-this module adds the Prefect tasks and flow around the same `run_refresh`.
+The steps and their sequence (`run_refresh`), and `refresh_plain` (the same sequence as plain
+function calls, `gpucost refresh --no-prefect`), live in flows/steps.py, which never imports
+Prefect; the run's summary and verdict in flows/summary.py. This module holds only the Prefect
+flow and its two tasks around the same `run_refresh`.
 """
 
 from __future__ import annotations
@@ -53,22 +54,19 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from gpucost.flows import pipeline
+from gpucost.flows import prefect_api, prefect_server
 from gpucost.flows.progress import FetchProgress
-from gpucost.flows.refresh_run import (  # noqa: F401  (re-exported: the names tests use)
+from gpucost.flows.steps import (
     FETCH_WORKERS,
-    FETCHED,
-    REFRESHED,
-    FetchAll,
+    Fetched,
     OnFetched,
-    RefreshFailedError,
-    RunSummary,
-    SourceSummary,
-    _fetch_threads,
-    _names,
-    refresh_plain,
+    PublishResult,
+    build_and_publish,
+    fetch_threads,
+    names_to_fetch,
     run_refresh,
 )
+from gpucost.flows.summary import RefreshFailedError, RunSummary
 
 PUBLISH_REFUSED = "PublishRefused"  # the Failed state of a publish a check or curated data refused
 
@@ -135,7 +133,7 @@ def _step(name: str, call_task: Callable[[], Any], plain: Callable[[], Any]) -> 
     The task's body records what it did. When the task engine fails around it (the Prefect
     API stopped answering: a state it could not report), the body's own outcome stands: its
     result, or its own error; a body that never started is run as `plain()`, without Prefect,
-    once. After the server was judged gone (flows/prefect_server.ApiWatch), the step runs
+    once. After the server was judged gone (flows/prefect_api.ApiWatch), the step runs
     `plain()` at once."""
     global _step_now
     run = _run
@@ -164,28 +162,28 @@ def _step(name: str, call_task: Callable[[], Any], plain: Callable[[], Any]) -> 
 @task(name="fetch", retries=1, retry_condition_fn=_never, cache_policy=NO_CACHE,
       persist_result=False)
 def fetch_task(names: list[str], on_fetched: OnFetched | None = None
-               ) -> dict[str, pipeline.Fetched | BaseException]:
+               ) -> dict[str, Fetched | BaseException]:
     """Every source's live fetch, concurrently, as the plain path does it (one task run for
-    them all: flows/refresh_run._fetch_threads): {name: Fetched or its error}. Each failed
+    them all: flows/steps.fetch_threads): {name: Fetched or its error}. Each failed
     source is one warning line in the run's log; a bug is logged with its traceback."""
     from prefect import get_run_logger
 
     logger = get_run_logger()
     return _in_step(  # type: ignore[no-any-return]
-        lambda: _fetch_threads(names, on_fetched, logger=logger))
+        lambda: fetch_threads(names, on_fetched, logger=logger))
 
 
 def _fetch_prefect(
     names: list[str], on_fetched: OnFetched | None = None
-) -> dict[str, pipeline.Fetched | BaseException]:
+) -> dict[str, Fetched | BaseException]:
     return _step(  # type: ignore[no-any-return]
         "fetch", lambda: fetch_task(names, on_fetched),
-        lambda: _fetch_threads(names, on_fetched))
+        lambda: fetch_threads(names, on_fetched))
 
 
 @task(name="publish", cache_policy=NO_CACHE, persist_result=False, retries=1,
       retry_condition_fn=_never)
-def publish_task(data_dir: Path, allow_shrink: bool = False) -> pipeline.PublishResult:
+def publish_task(data_dir: Path, allow_shrink: bool = False) -> PublishResult:
     """Build, check, swap in, export. A refused publish (a check found rows, a curated file is
     unusable) is a returned Failed state with its one-line reason; a bug raises, logged with
     its traceback."""
@@ -197,7 +195,7 @@ def publish_task(data_dir: Path, allow_shrink: bool = False) -> pipeline.Publish
 
     def body() -> Any:
         try:
-            return pipeline.publish(data_dir, allow_shrink=allow_shrink)
+            return build_and_publish(data_dir, allow_shrink=allow_shrink)
         except (CheckFailedError, CuratedDataError, ShrinkRefusedError) as exc:
             return _failed(exc, PUBLISH_REFUSED)
         except Exception:
@@ -207,10 +205,10 @@ def publish_task(data_dir: Path, allow_shrink: bool = False) -> pipeline.Publish
     return _in_step(body)  # type: ignore[no-any-return]
 
 
-def _publish_prefect(data_dir: Path, allow_shrink: bool = False) -> pipeline.PublishResult:
+def _publish_prefect(data_dir: Path, allow_shrink: bool = False) -> PublishResult:
     state = _step("publish", lambda: publish_task(data_dir, allow_shrink, return_state=True),
-                  lambda: pipeline.publish(data_dir, allow_shrink=allow_shrink))
-    if isinstance(state, pipeline.PublishResult):
+                  lambda: build_and_publish(data_dir, allow_shrink=allow_shrink))
+    if isinstance(state, PublishResult):
         return state
     return state.result()  # type: ignore[no-any-return]  # raises the refused publish's error
 
@@ -261,7 +259,7 @@ _run: _Run | None = None  # the refresh flow call in progress in this process
 
 
 def _api_unreachable(url: str | None, when: str) -> RuntimeError:
-    """The error the CLI answers by running the refresh without Prefect (flows/cli/main.py
+    """The error the CLI answers by running the refresh without Prefect (flows/cli/refresh.py
     matches "Prefect API" in it)."""
     return RuntimeError(f"the Prefect API at {url or 'a temporary server'} {when}")
 
@@ -275,7 +273,7 @@ class RefreshFlow(Flow):  # type: ignore[type-arg]
                  **kwargs: Any) -> Any:
         """Run the flow; when the Prefect API fails around it, the work still happens once.
 
-        - Prefect cannot be used (`prefect_server.unavailable()`: a recorded local server
+        - Prefect cannot be used (`prefect_api.unavailable()`: a recorded local server
           that does not answer), or the API failed before the flow body began (the server
           died before the run was created or started): nothing ran; a RuntimeError naming
           the Prefect API (in a Failed state with `return_state`), on which the CLI runs the
@@ -287,10 +285,8 @@ class RefreshFlow(Flow):  # type: ignore[type-arg]
         """
         from prefect.states import Failed
 
-        from gpucost.flows import prefect_server
-
         global _run
-        reason = prefect_server.unavailable()
+        reason = prefect_api.unavailable()
         if reason:
             error = RuntimeError(reason)
             if return_state:
@@ -299,7 +295,7 @@ class RefreshFlow(Flow):  # type: ignore[type-arg]
         url = prefect_server.configured_api_url()
         previous = _run
         engine_error: Exception | None = None
-        with prefect_server.ApiWatch(url) as watch:
+        with prefect_api.ApiWatch(url) as watch:
             run = _run = _Run(watch)
             try:
                 result = super().__call__(*args, return_state=return_state,
@@ -315,7 +311,7 @@ class RefreshFlow(Flow):  # type: ignore[type-arg]
             return result
         if not run.began:  # nothing of the refresh ran
             if lost or _is_api_failure(engine_error):
-                prefect_server.give_up()
+                prefect_api.give_up()
                 why = ("does not answer" if lost or _is_connect_failure(engine_error) else
                        f"failed before the refresh began ({_describe(engine_error)})")  # type: ignore[arg-type]
                 error = _api_unreachable(url, why)
@@ -330,7 +326,7 @@ class RefreshFlow(Flow):  # type: ignore[type-arg]
         if run.done:
             if engine_error is not None and not lost and not _is_api_failure(engine_error):
                 raise engine_error  # the flow's own failure (return_state=False)
-            prefect_server.give_up()
+            prefect_api.give_up()
             _say_lost(url)
             state = run.outcome
             return state if return_state else state.result()
@@ -338,7 +334,7 @@ class RefreshFlow(Flow):  # type: ignore[type-arg]
         if run.error is not None and (engine_error is None or lost
                                       or _is_api_failure(engine_error)):
             if lost:
-                prefect_server.give_up()
+                prefect_api.give_up()
                 _say_lost(url)
             if return_state:
                 return Failed(message=_describe(run.error), data=run.error)
@@ -350,10 +346,8 @@ class RefreshFlow(Flow):  # type: ignore[type-arg]
 
 def _say_lost(url: str | None) -> None:
     """The one line a Prefect server that died during the run costs."""
-    from gpucost.flows import prefect_server
-
     server = f"the Prefect server at {url}" if url else "Prefect's temporary server"
-    prefect_server._say(f"{server} stopped answering during the run: the refresh went on "
+    prefect_api.say(f"{server} stopped answering during the run: the refresh went on "
                         "without it")
 
 
@@ -425,7 +419,7 @@ def _refresh_body(names: list[str] | None, data_dir: str | None, kind: str | Non
 
     try:
         summary = run_refresh(
-            _names(names, kind), _fetch_prefect, Path(data_dir) if data_dir else None,
+            names_to_fetch(names, kind), _fetch_prefect, Path(data_dir) if data_dir else None,
             publish_step=partial(_publish_prefect, allow_shrink=allow_shrink),
             progress=_progress,
         )

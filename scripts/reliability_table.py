@@ -197,7 +197,7 @@ def main() -> int:
         "",
         "## Results",
         "",
-        "*observed*: the source's status in the run summary (`stale` = failed, older data"
+        "*observed*: the source's status in the run summary (`fallback` = failed, older data"
         " still in force), the named error of each fetch row the run recorded for it, and the"
         " first message.",
         "",

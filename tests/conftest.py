@@ -78,7 +78,8 @@ def service_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """
     from datetime import datetime
 
-    from gpucost.flows.pipeline import ingest_files, publish
+    from gpucost.flows.ingest import ingest_files
+    from gpucost.flows.steps import build_and_publish
 
     data = tmp_path_factory.mktemp("service-wh")
     sky = FIXTURES / "skypilot"
@@ -93,5 +94,5 @@ def service_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ]
     for source, path, when in feeds:
         ingest_files(source, [path], observed_at=when, data_dir=data, rebuild=False)
-    publish(data)
+    build_and_publish(data)
     return data

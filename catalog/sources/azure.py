@@ -59,7 +59,7 @@ ODATA_FILTER = (
     + " or ".join(f"contains(armSkuName,'{t}')" for t in GPU_FAMILY_TOKENS)
     + ")"
 )
-# all pages of one live walk are loaded as one snapshot under this stream (flows.pipeline)
+# all pages of one live walk are loaded as one snapshot under this stream (flows/steps.py)
 PAGE_CAP = 200  # at most this many pages per fetch (the GPU query needs a handful)
 
 log = logging.getLogger(__name__)

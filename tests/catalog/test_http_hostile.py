@@ -269,7 +269,7 @@ def test_a_refresh_publishes_the_good_source_while_another_trickles(server, tmp_
     the short window, Lambda goes live and the warehouse publishes."""
     from pathlib import Path
 
-    from gpucost.flows.refresh import refresh_plain
+    from gpucost.flows.steps import refresh_plain
 
     page = (Path(__file__).resolve().parents[1] / "fixtures" / "lambda"
             / "lambda_2026_tabs_min.html").read_bytes()

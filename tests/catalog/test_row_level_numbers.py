@@ -17,7 +17,7 @@ from gpucost.catalog.pages import leading_gpu_count
 from gpucost.catalog.parsing import GPU_COUNT_INVALID, read_gpu_count
 from gpucost.catalog.records import Payload
 from gpucost.catalog.sources import crosscheck, gcp_pricing_page, oci, skypilot, vast
-from gpucost.flows.pipeline import ingest_files
+from gpucost.flows.ingest import ingest_files
 
 WHEN = datetime(2026, 3, 1, tzinfo=UTC)
 BAD = ["inf", 0, -1, 1.5, "four"]  # one row each: Infinity, zero, negative, 1.5, text

@@ -148,7 +148,7 @@ def test_mlperf_empty_listing_is_a_named_error(server: LocalServer,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """A contents listing without a system file fails loudly (not a silent 'unchanged')."""
     from gpucost.catalog.records import EmptyPayloadError
-    from gpucost.flows.pipeline import fetch_source
+    from gpucost.flows.steps import fetch_source
 
     monkeypatch.setenv("GPUCOST_SOURCE_URL_MLPERF", f"{server.base}/closed")
     server.route = lambda path: _ok(b"[]", "application/json")

@@ -15,7 +15,7 @@ import pytest
 
 from gpucost.catalog.records import EmptyPayloadError, ParseError, Payload
 from gpucost.catalog.sources import vast
-from gpucost.flows.pipeline import ingest_files
+from gpucost.flows.ingest import ingest_files
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vast" / "bundles_305_offers.json"
 

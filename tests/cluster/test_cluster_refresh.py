@@ -42,7 +42,7 @@ def refreshed(cluster, tmp_path_factory):  # type: ignore[no-untyped-def]
     """One cluster refresh of the twelve sources, FAILING answering HTTP 500; the same
     refresh again (nothing changed); and the embedded refresh of the same server for
     comparison: (first run, second run, the embedded path's offers)."""
-    from gpucost.flows.refresh_run import refresh_plain
+    from gpucost.flows.steps import refresh_plain
     from gpucost.warehouse.publish import connect_readonly
 
     flows.deploy(cluster)

@@ -39,7 +39,7 @@ NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "U
 def _local_publish(data_dir: Path, n: int) -> None:
     """Ingest a SkyPilot Lambda catalog whose H100 price is changed by `n` cents, observed
     on 2026-03-01 + n days, and publish: a new local warehouse file each time."""
-    from gpucost.flows.pipeline import ingest_files
+    from gpucost.flows.ingest import ingest_files
 
     text = (FIXTURES / "skypilot" / "lambda_vms_tiny.csv").read_text(encoding="utf-8")
     assert ",31.92," in text
@@ -55,7 +55,7 @@ def _local_publish(data_dir: Path, n: int) -> None:
 @pytest.fixture(scope="module")
 def local(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A local published warehouse with exports (two SkyPilot catalogs)."""
-    from gpucost.flows.pipeline import ingest_files
+    from gpucost.flows.ingest import ingest_files
 
     data = tmp_path_factory.mktemp("snapshot") / "data"
     for name, day in (("gcp_vms_tiny.csv", 27), ("lambda_vms_tiny.csv", 28)):

@@ -22,7 +22,7 @@ CURL_SPEED_WINDOW_S = 6.0  # measured: a write with a body fails ~6 s after the 
 
 def test_one_volume_server_killed(cluster: ClusterSettings, cluster_dir: Path,
                                   tmp_path: Path) -> None:
-    from gpucost.flows import pipeline
+    from gpucost.flows import steps
 
     writer = ObjectStore(cluster, writer=True)
     key = f"tests/volume-loss-{time.time_ns()}"
@@ -43,6 +43,6 @@ def test_one_volume_server_killed(cluster: ClusterSettings, cluster_dir: Path,
     finally:
         servers.start_server(cluster_dir, "volume-2")
     # the next refresh publishes: a local build, then the snapshot and CURRENT
-    pipeline.publish(tmp_path)
+    steps.build_and_publish(tmp_path)
     record = publish_snapshot(tmp_path, cluster)
     assert read_current(cluster)["key"] == record.key

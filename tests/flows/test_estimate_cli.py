@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from gpucost.flows.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
-from gpucost.flows.pipeline import publish
+from gpucost.flows.steps import build_and_publish
 
 H100 = "nvidia-h100-sxm5-80gb"
 
@@ -20,7 +20,7 @@ H100 = "nvidia-h100-sxm5-80gb"
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory):
     data = tmp_path_factory.mktemp("estimate")
-    publish(data)
+    build_and_publish(data)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GPUCOST_DATA_DIR", str(data))
         yield data

@@ -141,11 +141,11 @@ def fake_engine(monkeypatch):  # type: ignore[no-untyped-def]
     from prefect import Flow
     from prefect.states import Completed
 
-    from gpucost.flows import prefect_server
+    from gpucost.flows import prefect_api, prefect_server
     from gpucost.flows import refresh as refresh_mod
 
     gave_up = []
-    monkeypatch.setattr(prefect_server, "give_up", lambda settings=None: gave_up.append(1))
+    monkeypatch.setattr(prefect_api, "give_up", lambda settings=None: gave_up.append(1))
     monkeypatch.setattr(prefect_server, "configured_api_url", lambda: None)
     monkeypatch.setattr(refresh_mod, "_refresh_body",
                         lambda *a: Completed(message="ok", data="the summary"))
@@ -178,7 +178,7 @@ def test_the_flow_failing_before_its_body_asks_for_the_plain_path(fake_engine):
     fake_engine["run_body"] = False
     state = refresh_mod.refresh(["lambda"], return_state=True)
     error = state.result(raise_on_failure=False)
-    # flows/cli/main.py runs the plain path on a RuntimeError naming the Prefect API
+    # flows/cli/refresh.py runs the plain path on a RuntimeError naming the Prefect API
     assert isinstance(error, RuntimeError) and "Prefect API" in str(error)
     assert "does not answer" in str(error)
     with pytest.raises(RuntimeError, match="Prefect API"):

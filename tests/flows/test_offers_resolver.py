@@ -17,7 +17,8 @@ import duckdb
 import pytest
 
 from gpucost.flows.cli.main import EXIT_OK, EXIT_USAGE, main
-from gpucost.flows.pipeline import ingest_files, publish
+from gpucost.flows.ingest import ingest_files
+from gpucost.flows.steps import build_and_publish
 
 HEADER = ("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,"
           "SpotPrice")
@@ -54,7 +55,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # another cloud's catalog, replayed without any date: age unknown
     undated = _catalog(tmp / "lambda_vms_undated.csv", UNDATED_ROWS)
     ingest_files("skypilot", [undated], data_dir=data, rebuild=False)
-    publish(data)
+    build_and_publish(data)
     return data
 
 
@@ -172,7 +173,7 @@ def recorded(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     for name in RECORDED:
         ingest_files("skypilot", [shared_data / "prices" / "skypilot_format" / name],
                      data_dir=data, rebuild=False)
-    publish(data)
+    build_and_publish(data)
     return data
 
 

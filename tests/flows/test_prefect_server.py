@@ -1,6 +1,6 @@
-"""`gpucost server start|stop|status` bookkeeping (flows/prefect_server.py), without starting a
-Prefect server: a stale record is never trusted, and a pid that is not our server is never
-signalled."""
+"""`gpucost server start|stop|status` bookkeeping (flows/cli/server.py,
+flows/prefect_server.py), without starting a Prefect server: a stale record is never trusted,
+and a pid that is not our server is never signalled."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from gpucost.flows import prefect_server
+from gpucost.flows import prefect_api, prefect_server
 from gpucost.flows.cli import main as cli
 
 
@@ -63,7 +63,7 @@ def test_a_temporary_mode_never_uses_the_local_server(home, monkeypatch):
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     monkeypatch.setattr(prefect_server, "configured_api_url", lambda: None)
     monkeypatch.setattr(prefect_server, "running", lambda home=None: pytest.fail("looked"))
-    with prefect_server.api_for_refresh("temporary") as url:
+    with prefect_api.api_for_refresh("temporary") as url:
         assert url is None
 
 
@@ -92,14 +92,14 @@ def test_a_recorded_server_that_does_not_answer_means_no_prefect(home, monkeypat
     plain path, one line), not on a temporary server."""
     monkeypatch.setattr(prefect_server, "configured_api_url", lambda: None)
     _record(home, os.getpid(), 9)
-    with prefect_server.api_for_refresh("") as url:
+    with prefect_api.api_for_refresh("") as url:
         assert url is None
-        reason = prefect_server.unavailable()
+        reason = prefect_api.unavailable()
         assert reason and "Prefect API" in reason and "http://127.0.0.1:9/api" in reason
         assert "gpucost server start" in reason
-    assert prefect_server.unavailable() is None
-    with prefect_server.api_for_refresh("temporary"):
-        assert prefect_server.unavailable() is None
+    assert prefect_api.unavailable() is None
+    with prefect_api.api_for_refresh("temporary"):
+        assert prefect_api.unavailable() is None
 
 
 def test_the_ui_is_started_on_its_own_api():

@@ -21,7 +21,7 @@ import pytest
 from gpucost.catalog import sources
 from gpucost.flows.cli import main as cli
 from gpucost.flows.progress import ConsoleLogHandler, console_for, shorten
-from gpucost.flows.refresh import RunSummary, SourceSummary
+from gpucost.flows.summary import RunSummary, SourceSummary
 
 MAX_LINES = 60
 
@@ -86,7 +86,7 @@ def _summary(statuses: dict[str, tuple[str, str | None]], published: bool = True
     s = RunSummary(run_id="r", started_at=datetime.now(UTC), published=published)
     for name, (status, error_type) in statuses.items():
         s.sources.append(SourceSummary(name, status, error_type=error_type, kind="prices",
-                                       data_age_days=3.04 if status == "stale" else None))
+                                       data_age_days=3.04 if status == "fallback" else None))
     s.sources.append(SourceSummary("reference", "curated", rows_in_force=40,
                                    data_age_days=102.46, kind="prices"))
     return s
@@ -94,7 +94,7 @@ def _summary(statuses: dict[str, tuple[str, str | None]], published: bool = True
 
 def test_verdict_and_final_state():
     offline = _summary({"aws": ("failed", "UnreachableError"),
-                        "vast": ("stale", "UnreachableError")})
+                        "vast": ("fallback", "UnreachableError")})
     assert offline.verdict() == ("0 of 2 live sources refreshed; 2 unreachable (offline?); "
                                  "1 serving their last good data (up to 3.0 days old); "
                                  "serving reference prices (the newest 102.5 days old)")

@@ -356,14 +356,15 @@ def dated_and_undated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     undated one (1.000 per GPU); published once."""
     from datetime import UTC, datetime
 
-    from gpucost.flows.pipeline import ingest_files, publish
+    from gpucost.flows.ingest import ingest_files
+    from gpucost.flows.steps import build_and_publish
 
     data = tmp_path_factory.mktemp("dated-undated")
     fixtures = Path(__file__).resolve().parents[1] / "fixtures"
     ingest_files("skypilot", [fixtures / "service" / "lambda_vms_2026-03-08.csv"],
                  observed_at=datetime(2026, 3, 8, tzinfo=UTC), data_dir=data, rebuild=False)
     ingest_files("skypilot", [_undated_catalog(data)], data_dir=data, rebuild=False)
-    publish(data)
+    build_and_publish(data)
     return data
 
 
@@ -409,7 +410,8 @@ def aws_history(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     catalog of 2026-03-08 and Cudo's undated one; published once."""
     from datetime import UTC, datetime
 
-    from gpucost.flows.pipeline import ingest_files, publish
+    from gpucost.flows.ingest import ingest_files
+    from gpucost.flows.steps import build_and_publish
 
     data = tmp_path_factory.mktemp("aws-history")
     fixtures = Path(__file__).resolve().parents[1] / "fixtures"
@@ -419,7 +421,7 @@ def aws_history(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     ingest_files("skypilot", [fixtures / "service" / "lambda_vms_2026-03-08.csv"],
                  observed_at=datetime(2026, 3, 8, tzinfo=UTC), data_dir=data, rebuild=False)
     ingest_files("skypilot", [_undated_catalog(data)], data_dir=data, rebuild=False)
-    publish(data)
+    build_and_publish(data)
     return data
 
 

@@ -48,7 +48,7 @@ def _lambda_health(db: Path) -> tuple | None:
 @pytest.mark.flow
 def test_a_one_minute_schedule_fires_and_publishes(tmp_path, server):
     from gpucost.catalog import sources
-    from gpucost.flows import pipeline
+    from gpucost.flows import steps
 
     body = LAMBDA_PAGE.read_bytes()
     server.route = lambda path: ((200, {"Content-Type": "text/html; charset=utf-8"}, body)
@@ -68,7 +68,7 @@ def test_a_one_minute_schedule_fires_and_publishes(tmp_path, server):
     env["GPUCOST_SOURCE_URL_LAMBDA"] = f"{server.base}/lambda/pricing"
 
     # a warehouse published before the schedule: curated data only, lambda never refreshed
-    pipeline.publish(data)
+    steps.build_and_publish(data)
     db = data / "gpucost.duckdb"
     before = db.stat()
     assert _lambda_health(db) in (None, (None, 0), (None, None))

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from gpucost.catalog import sources
-from gpucost.flows import pipeline, progress, serve
+from gpucost.flows import progress, serve, steps
 from gpucost.flows.cli import main as cli
 
 REPO = Path(__file__).resolve().parents[2]
@@ -75,8 +75,8 @@ def test_prefect_yaml_matches_serve(no_cron_env):
 
 def test_sources_by_kind():
     everything = sources.names()
-    prices, specs = pipeline.source_names("prices"), pipeline.source_names("specs")
-    throughput = pipeline.source_names("throughput")
+    prices, specs = steps.source_names("prices"), steps.source_names("specs")
+    throughput = steps.source_names("throughput")
     assert throughput == ["inferencex", "mlperf_results", "mlperf_training"]
     assert sorted(prices + specs + throughput) == everything
     for name in prices:
@@ -84,7 +84,7 @@ def test_sources_by_kind():
     for name in specs:
         assert sources.get(name).kind == "specs"
     with pytest.raises(ValueError, match="unknown source kind"):
-        pipeline.source_names("gpus")
+        steps.source_names("gpus")
 
 
 def _lambda_answers_others_fail(path: str):  # type: ignore[no-untyped-def]

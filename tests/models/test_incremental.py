@@ -15,8 +15,9 @@ import duckdb
 import pytest
 
 from gpucost.catalog import CATALOG_DIR
-from gpucost.flows import pipeline
-from gpucost.flows.pipeline import ingest_files, publish
+from gpucost.flows import steps
+from gpucost.flows.ingest import ingest_files
+from gpucost.flows.steps import build_and_publish
 from gpucost.models.incremental import SPECS
 from gpucost.warehouse.exports import export_dir
 from gpucost.warehouse.publish import serving_path
@@ -61,7 +62,7 @@ def _full_rebuild_of(data: Path, tmp: Path, name: str) -> Path:
     full = tmp / name
     full.mkdir()
     shutil.copy(data / "raw.duckdb", full / "raw.duckdb")
-    result = publish(full)
+    result = build_and_publish(full)
     assert result.history_mode == "full: no previous build"
     return full
 
@@ -78,13 +79,13 @@ def test_incremental_equals_full_rebuild(tmp_path, monkeypatch):
     data = tmp_path / "wh"
     _load(data, ("skypilot", SKY / "lambda_vms_tiny.csv", _at(1)),
           ("skypilot", SKY / "gcp_vms_tiny.csv", _at(1)))
-    assert publish(data).history_mode == "full: no previous build"
+    assert build_and_publish(data).history_mode == "full: no previous build"
     assert _count(data, "select count(*) from price_changes") == 0
 
     # new days: the 2026-03-08 catalog changes Lambda's prices (price_changes gains rows)
     _load(data, ("skypilot", FIXTURES / "service" / "lambda_vms_2026-03-08.csv", _at(8)),
           ("lambda", FIXTURES / "lambda" / "lambda_2026_tabs_min.html", _at(8)))
-    result = publish(data)
+    result = build_and_publish(data)
     assert result.history_mode == "incremental"
     assert _diff(data, _full_rebuild_of(data, tmp_path, "f1")) == dict.fromkeys(
         [f"main.{m}" for m in MARTS] + [f"intermediate.{n}" for n in INTERMEDIATE], 0)
@@ -95,14 +96,14 @@ def test_incremental_equals_full_rebuild(tmp_path, monkeypatch):
     # on the next day): the last observation moves, no price changes
     _load(data, ("skypilot", FIXTURES / "service" / "lambda_vms_2026-03-08.csv", _at(8, hour=18)),
           ("skypilot", FIXTURES / "service" / "lambda_vms_2026-03-08.csv", _at(9)))
-    assert publish(data).history_mode == "incremental"
+    assert build_and_publish(data).history_mode == "incremental"
     assert set(_diff(data, _full_rebuild_of(data, tmp_path, "f2")).values()) == {0}
     assert _count(data, "select count(*) from price_changes") == changes
     assert _count(data, "select max(observed_at) from price_history") == _at(9)
 
     # backfill: an older catalog replayed after newer ones (its series are recomputed whole)
     _load(data, ("skypilot", SKY / "lambda_vms_tiny.csv", _at(4)))
-    assert publish(data).history_mode == "incremental"
+    assert build_and_publish(data).history_mode == "incremental"
     assert set(_diff(data, _full_rebuild_of(data, tmp_path, "f3")).values()) == {0}
     assert _count(data, "select count(*) from price_changes where changed_on = '2026-03-08'") > 0
 
@@ -113,16 +114,16 @@ def test_incremental_equals_full_rebuild(tmp_path, monkeypatch):
     moved = _first_unmapped(data)
     with (catalog / "aliases.csv").open("a", encoding="utf-8") as fh:
         fh.write(_alias_row(catalog, moved))
-    monkeypatch.setattr(pipeline, "load_curated", partial(pipeline.load_curated,
-                                                          catalog_dir=catalog))
-    result = publish(data)
+    monkeypatch.setattr(steps, "load_curated", partial(steps.load_curated,
+                                                       catalog_dir=catalog))
+    result = build_and_publish(data)
     assert result.history_mode.startswith("full: 1 GPU names map to another accelerator")
     assert _count(data, "select count(*) from unmapped_gpu_names where reason = 'no_alias'") \
         == unmapped - 1
     assert set(_diff(data, _full_rebuild_of(data, tmp_path, "f4")).values()) == {0}
     # ... and the next build is incremental again
     _load(data, ("skypilot", FIXTURES / "service" / "lambda_vms_2026-03-08.csv", _at(10)))
-    assert publish(data).history_mode == "incremental"
+    assert build_and_publish(data).history_mode == "incremental"
     assert set(_diff(data, _full_rebuild_of(data, tmp_path, "f5")).values()) == {0}
 
 
@@ -149,18 +150,19 @@ def _alias_row(catalog: Path, name: str) -> str:
 def test_models_changed_or_requested_rebuild_in_full(tmp_path, monkeypatch):
     data = tmp_path / "wh"
     _load(data, ("skypilot", SKY / "lambda_vms_tiny.csv", _at(1)))
-    publish(data)
-    assert publish(data, full=True).history_mode == "full: requested"
+    build_and_publish(data)
+    assert build_and_publish(data, full=True).history_mode == "full: requested"
     monkeypatch.setattr("gpucost.models.incremental.fingerprint", lambda *a: "other models")
-    assert publish(data).history_mode == "full: the models changed since the previous build"
-    assert publish(data).history_mode == "incremental"
+    assert build_and_publish(data).history_mode == \
+        "full: the models changed since the previous build"
+    assert build_and_publish(data).history_mode == "incremental"
 
 
 def test_history_exports_rewrite_only_changed_months(tmp_path):
     data = tmp_path / "wh"
     _load(data, ("skypilot", SKY / "lambda_vms_tiny.csv", _at(20, month=1)),
           ("skypilot", FIXTURES / "service" / "lambda_vms_2026-03-08.csv", _at(8)))
-    publish(data)
+    build_and_publish(data)
     out = export_dir(data)
     months = out / "price_history" / "months"
     assert sorted(p.name for p in months.iterdir()) == [
@@ -168,7 +170,7 @@ def test_history_exports_rewrite_only_changed_months(tmp_path):
     january = (months / "2026-01.parquet").stat().st_mtime_ns
     march = (months / "2026-03.parquet").stat().st_mtime_ns
     _load(data, ("skypilot", FIXTURES / "service" / "lambda_vms_2026-03-08.csv", _at(9)))
-    assert publish(data).history_mode == "incremental"
+    assert build_and_publish(data).history_mode == "incremental"
     assert (months / "2026-01.parquet").stat().st_mtime_ns == january  # untouched month
     assert (months / "2026-03.parquet").stat().st_mtime_ns != march
     schema = json.loads((out / "schema.json").read_text())
@@ -191,7 +193,7 @@ def test_history_exports_rewrite_only_changed_months(tmp_path):
 
 
 def test_published_line_says_when_history_was_rebuilt_in_full():
-    from gpucost.flows.cli.main import _published_line
+    from gpucost.flows.cli.refresh import _published_line
 
     assert _published_line(36, 1.24, "incremental") == \
         "published 36 tables in 1.2 s; `gpucost tables` lists them"

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from gpucost.catalog.records import ParseResult, Payload, PriceObservation
-from gpucost.flows.pipeline import publish
+from gpucost.flows.steps import build_and_publish
 from gpucost.warehouse.store import RawStore
 
 DAY = {d: datetime(2026, 3, d, 10, tzinfo=UTC) for d in range(1, 8)}
@@ -90,7 +90,7 @@ def test_backfill_of_older_days_and_history_marts(store: RawStore, tmp_path: Pat
         # drop the observations no longer in force: the history marts must not need them
         # (they read the rollup, so a rebuild does not rescan every observation)
         con.execute("delete from price_observations where observed_at < ?", [DAY[5]])
-    publish(tmp_path)
+    build_and_publish(tmp_path)
     con = duckdb.connect(str(tmp_path / "gpucost.duckdb"), read_only=True)
     try:
         changes = con.execute(

@@ -343,13 +343,14 @@ def baseline_files(source: str, tmp: Path) -> list[Path]:
 
 def make_baseline(data_dir: Path) -> None:
     """Every source holds good data, replayed from its fixtures, and is published."""
-    from gpucost.flows.pipeline import ingest_files, publish
+    from gpucost.flows.ingest import ingest_files
+    from gpucost.flows.steps import build_and_publish
 
     with tempfile.TemporaryDirectory() as tmp:
         for source in GOOD_FIXTURES:
             ingest_files(source, baseline_files(source, Path(tmp)), data_dir=data_dir,
                          rebuild=False)
-    publish(data_dir)
+    build_and_publish(data_dir)
 
 
 @dataclass
@@ -370,7 +371,7 @@ class Observed:
 
     @property
     def ok(self) -> bool:
-        return (self.status in ("failed", "stale") and bool(self.error_types)
+        return (self.status in ("failed", "fallback") and bool(self.error_types)
                 and set(self.error_types) <= self.expected and self.published
                 and self.controls_live and self.rows_after == self.rows_before > 0
                 and not self.lost)
@@ -401,14 +402,14 @@ def run_one(index: int, assignment: dict[str, str | None], baseline: Path, work:
             fetched: threading.Event | None = None) -> list[Observed]:
     """One refresh run of every source, each failing as `assignment` says (None: control).
 
-    The refresh is refresh_plain's (run_refresh with _fetch_threads); `fetched` is set once
+    The refresh is refresh_plain's (run_refresh with fetch_threads); `fetched` is set once
     every request of the run is over (the fetch phase), so the next run may start then.
     """
-    from gpucost.flows.refresh import _fetch_threads, run_refresh
+    from gpucost.flows.steps import fetch_threads, run_refresh
 
     def fetch_all(names: list[str], on_fetched=None):  # type: ignore[no-untyped-def]
         try:
-            return _fetch_threads(names, on_fetched)
+            return fetch_threads(names, on_fetched)
         finally:
             if fetched is not None:
                 fetched.set()

@@ -144,7 +144,7 @@ BOMB_REFRESH = textwrap.dedent("""
     import os
     from gpucost.catalog import http
     http.PACING = 0.0
-    from gpucost.flows.refresh import refresh_plain
+    from gpucost.flows.steps import refresh_plain
     with loopback.serve(route) as base, tempfile.TemporaryDirectory() as tmp:
         os.environ["GPUCOST_SOURCE_URL_LAMBDA"] = base + "/pricing"
         summary = refresh_plain(["lambda"], data_dir=Path(tmp))

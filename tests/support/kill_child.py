@@ -108,7 +108,7 @@ def install(moment: dict[str, Any]) -> None:
 
 def main() -> None:
     spec = json.loads(sys.argv[1])
-    from gpucost.flows.pipeline import ingest_files  # imported before the hooks are installed
+    from gpucost.flows.ingest import ingest_files  # imported before the hooks are installed
 
     install(spec["moment"])
     ingest_files(spec["source"], [Path(f) for f in spec["files"]],

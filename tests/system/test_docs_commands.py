@@ -263,18 +263,18 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory,
     if not SHARED_DATA.is_dir():
         request.getfixturevalue("shared_data")  # skips, or fails under CI
     data = tmp_path_factory.mktemp("docs-commands")
-    pipeline = _module("gpucost.flows.pipeline")
+    steps = _module("gpucost.flows.steps")
     mp = pytest.MonkeyPatch()
     mp.setenv("GPUCOST_DATA_DIR", str(data))
     mp.chdir(REPO)
     mp.setattr(_module("gpucost.catalog.http"), "fetch", _offline_fetch)
     ingested = {}
     with pytest.MonkeyPatch.context() as deferred:
-        deferred.setattr(pipeline, "publish", lambda data_dir, **kwargs: None)
+        deferred.setattr(steps, "build_and_publish", lambda data_dir, **kwargs: None)
         for cmd in COMMANDS:
             if _is_ingest(cmd) and cmd.skip is None:
                 ingested[cmd.where] = _run_inprocess(_argv(cmd))
-    pipeline.publish(data)
+    steps.build_and_publish(data)
     yield Warehouse(data, ingested)
     mp.undo()
 

@@ -150,7 +150,7 @@ def test_a_payload_over_the_row_cap_is_refused_by_name(tmp_path, monkeypatch, ca
 def test_a_parsed_payload_over_the_row_cap_is_refused_by_name(tmp_path, monkeypatch):
     """Formats other than CSV are counted after parsing (rows and rejects): the same named
     refusal. The Azure page of the fixtures parses to 2 prices and 3 rejects."""
-    from gpucost.flows.pipeline import ingest_files
+    from gpucost.flows.ingest import ingest_files
 
     page = FIXTURES / "azure" / "eastus2_gpu_page_6items.json"
     monkeypatch.setenv("GPUCOST_PAYLOAD_MAX_ROWS", "4")

@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from gpucost.flows.cli.main import EXIT_FAILED, EXIT_SOURCE_FAILED, EXIT_USAGE, main
-from gpucost.flows.pipeline import ingest_files
+from gpucost.flows.ingest import ingest_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SKY_TINY = FIXTURES / "skypilot" / "lambda_vms_tiny.csv"

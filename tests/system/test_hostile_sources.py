@@ -10,8 +10,8 @@ import duckdb
 import pytest
 
 from gpucost.flows.cli.main import EXIT_USAGE, main
-from gpucost.flows.pipeline import ingest_files
-from gpucost.flows.refresh import refresh_plain
+from gpucost.flows.ingest import ingest_files
+from gpucost.flows.steps import refresh_plain
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 LAMBDA_PAGE = (FIXTURES / "lambda" / "lambda_2026_tabs_min.html").read_bytes()

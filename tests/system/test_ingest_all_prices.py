@@ -14,7 +14,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows.pipeline import ingest_files, publish
+from gpucost.flows.ingest import ingest_files
+from gpucost.flows.steps import build_and_publish
 from gpucost.warehouse.gates import Gates
 
 PRICES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "prices"
@@ -62,7 +63,7 @@ def warehouse(tmp_path_factory, request):
             outcomes[path.name] = outcome
     [forced], _ = ingest_files(FORCED[0], [PRICES / FORCED[1]], data_dir=data, rebuild=False,
                                force=True)
-    published = publish(data)
+    published = build_and_publish(data)
     seconds = time.perf_counter() - start
     con = duckdb.connect(str(data / "gpucost.duckdb"), read_only=True)
     con.execute(f"attach '{data / 'raw.duckdb'}' as raw (read_only)")

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from gpucost.flows.cli import main as cli
-from gpucost.flows.pipeline import ingest_files
+from gpucost.flows.ingest import ingest_files
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 SPECS = DATA / "specs"

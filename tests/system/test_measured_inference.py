@@ -323,7 +323,7 @@ def test_gb300_claim_at_list_and_owned_prices(con) -> None:  # type: ignore[no-u
 def test_a_republished_result_replaces_its_predecessor(tmp_path: Path) -> None:
     """Trap 18: results repositories get fixes after publication. The same path loaded again
     with other bytes is the same stream: the newer file is in force, the older one kept raw."""
-    from gpucost.flows.pipeline import ingest_files
+    from gpucost.flows.ingest import ingest_files
 
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "mlperf_results"
     rel = ("inference_results_v5.1/closed/Fixture/results/TestBox-H100x8_TRT/llama2-70b-99/"

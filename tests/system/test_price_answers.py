@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows.pipeline import ingest_files
+from gpucost.flows.ingest import ingest_files
 
 SIZES = {  # armSkuName -> (hourly price, expected accelerator, GPU count, per-GPU price)
     "Standard_ND96is_noIB_H100_v5": (98.32, "nvidia-h100-sxm5-80gb", 8.0, 12.29),
@@ -127,7 +127,7 @@ def test_reference_rows_superseded_by_a_page_are_not_a_lost_raw_layer(
     data: the publish goes through, each file has its line; a lost raw layer is still refused
     (tests/warehouse/test_publish.py)."""
     from gpucost.flows.cli import main as cli
-    from gpucost.flows.pipeline import publish
+    from gpucost.flows.steps import build_and_publish
 
     data, prices = tmp_path / "wh", shared_data / "prices"
     # the documented order of old: the price lists and catalogs first, published
@@ -137,7 +137,7 @@ def test_reference_rows_superseded_by_a_page_are_not_a_lost_raw_layer(
             ("lambda", "pricing_pages_html/lambda/*.html", True)):
         ingest_files(source, sorted(prices.glob(pattern)), data_dir=data, rebuild=False,
                      force=force)
-    publish(data)
+    build_and_publish(data)
     with duckdb.connect(str(data / "gpucost.duckdb"), read_only=True) as con:
         [(before,)] = con.execute("select rows_in_force from source_health "
                                   "where source = 'reference'").fetchall()

@@ -16,7 +16,7 @@ import gpucost.catalog.http
 from gpucost.catalog import secrets, sources
 from gpucost.catalog.records import RobotsDisallowedError
 from gpucost.flows.cli import main as cli
-from gpucost.flows.refresh import refresh_plain
+from gpucost.flows.steps import refresh_plain
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "gpk-live-7f3a9c2e51d84b06"

@@ -7,7 +7,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from gpucost.flows import pipeline
+from gpucost.flows import steps
 from gpucost.flows.cli.docs import mart_names
 from gpucost.models.docs import Dictionary
 from gpucost.models.runner import CheckFailedError
@@ -102,7 +102,7 @@ def test_failed_publish_or_export_leaves_exports_whole(tmp_path, monkeypatch):
     out = export_dir(tmp_path)
     out.mkdir(parents=True)
     (out / ".tmp-999-old.parquet").write_bytes(b"left by a crashed export")
-    result = pipeline.publish(tmp_path)  # curated catalog only
+    result = steps.build_and_publish(tmp_path)  # curated catalog only
     assert result.export_error is None and "schema.json" in result.exports
     assert not list(out.glob(".tmp-*"))  # crash leftovers are cleared, never published
     before = _snapshot(out)
@@ -112,9 +112,9 @@ def test_failed_publish_or_export_leaves_exports_whole(tmp_path, monkeypatch):
         con.execute("create or replace table accelerators as select 1 as half_built")
         raise CheckFailedError({"price_positive": [("a row",)]})
 
-    monkeypatch.setattr(pipeline.runner, "check_or_raise", failing_checks)
+    monkeypatch.setattr(steps.runner, "check_or_raise", failing_checks)
     with pytest.raises(CheckFailedError):
-        pipeline.publish(tmp_path)
+        steps.build_and_publish(tmp_path)
     assert _snapshot(out) == before  # no new file, no temporary file left behind
     monkeypatch.undo()
 
@@ -122,8 +122,8 @@ def test_failed_publish_or_export_leaves_exports_whole(tmp_path, monkeypatch):
     def broken(con, data_dir, changed_since=None):
         raise OSError("disk full")
 
-    monkeypatch.setattr(pipeline, "stage_exports", broken)
-    result = pipeline.publish(tmp_path)
+    monkeypatch.setattr(steps, "stage_exports", broken)
+    result = steps.build_and_publish(tmp_path)
     assert result.export_error == "OSError: disk full" and result.exports == []
     assert result.mart_rows["accelerators"] > 0
     assert _snapshot(out) == before

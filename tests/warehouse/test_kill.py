@@ -31,7 +31,8 @@ import duckdb
 import pytest
 
 from gpucost.flows.cli.docs import mart_names
-from gpucost.flows.pipeline import check_published, ingest_files
+from gpucost.flows.ingest import ingest_files
+from gpucost.flows.steps import check_published
 from gpucost.warehouse.exports import export_dir
 from gpucost.warehouse.publish import serving_path
 

@@ -1,17 +1,25 @@
-"""The steps of a refresh as plain functions (no Prefect): testable on their own.
+"""The steps of a refresh, in order, as plain functions (no Prefect): fetch, load, build,
+check, publish; then `run_refresh`, the sequence around an injected concurrent fetcher, and
+`refresh_plain`, the same sequence with threads (`gpucost refresh --no-prefect`).
 
-Prefect tasks in flows/refresh.py and the CLI's `ingest` call these; nothing here holds
-business logic beyond sequencing: catalog parses, warehouse stores, models derive.
+The Prefect flow (flows/refresh.py) runs the same `run_refresh` with its fetch and publish
+as task runs; `gpucost ingest` replays recorded files through the load step
+(flows/ingest.py). Nothing here holds business logic beyond sequencing: catalog parses,
+warehouse stores (its load rules: warehouse/load.py), models derive. This module never
+imports Prefect, so the plain path neither pays for importing it (about 1 s) nor depends on
+it: it still runs when Prefect cannot be imported or reached.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
+import logging
 import time
 import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from functools import partial
 from pathlib import Path
 
 import duckdb
@@ -22,27 +30,25 @@ from gpucost.catalog.records import (
     ParseResult,
     PartsFailedError,
     Payload,
-    PayloadTooLargeError,
     SourceError,
-    UnexpectedPayloadError,
 )
 from gpucost.catalog.sources.base import Fetched
+from gpucost.flows.progress import FetchProgress
+from gpucost.flows.summary import RunSummary, attach_health, summarise
 from gpucost.models import runner
 from gpucost.models.incremental import Incremental, base_reason
 from gpucost.warehouse import data_dir as default_data_dir
 from gpucost.warehouse import exports, memory_limit, rebuild_memory_limit
 from gpucost.warehouse.curated import load_curated
 from gpucost.warehouse.exports import StagedExports
-from gpucost.warehouse.publish import build, serving_path
+from gpucost.warehouse.load import combined, merge_results, observation_time, source_error
+from gpucost.warehouse.publish import build, serving_path, writer_lock
 from gpucost.warehouse.refusals import check_row_cap
-from gpucost.warehouse.store import LoadOutcome, RawStore, SavedPayload
+from gpucost.warehouse.store import LoadOutcome, RawStore
 
-_DATE_IN_NAME = re.compile(
-    r"(20\d\d)[-_]?([01]\d)[-_]?([0-3]\d)(?:[T_]?([0-2]\d)([0-5]\d)([0-5]\d))?"
-)
+log = logging.getLogger(__name__)
 
-
-KINDS = sources.KINDS
+FETCH_WORKERS = 8  # sources fetched at once, with or without Prefect
 
 
 def source_names(kind: str | None = None) -> list[str]:
@@ -58,33 +64,6 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def date_from_name(name: str) -> datetime | None:
-    """The observation time a recorded file's name carries (2026-01-31, 20260109103934)."""
-    m = _DATE_IN_NAME.search(Path(name).name)
-    if not m:
-        return None
-    y, mo, d, h, mi, s = (int(g) if g else 0 for g in m.groups())
-    try:
-        return datetime(y, mo, d, h, mi, s, tzinfo=UTC)
-    except ValueError:
-        return None
-
-
-def observation_time(option: datetime | None, stated: datetime | None, file_name: str | None,
-                     now_: datetime, mode: str) -> tuple[datetime, str]:
-    """(observed_at, its basis): the --observed-at option, else the date the payload states,
-    else a date in a replayed file's name, else the fetch time (live) or, for a replayed file
-    that states no date, the ingest time with basis 'ingest_time' (the date is unknown)."""
-    if option is not None:
-        return option, "option"
-    if stated is not None:
-        return stated, "payload"
-    from_name = date_from_name(file_name) if file_name else None
-    if from_name is not None:
-        return from_name, "file_name"
-    return now_, "fetch_time" if mode == "live" else "ingest_time"
-
-
 def fetch_source(name: str) -> Fetched:
     """Live fetch of one source through its contract (catalog.sources.base.Source.fetch):
     the payloads that came and each failed part's named error; raises a named FetchError
@@ -92,35 +71,37 @@ def fetch_source(name: str) -> Fetched:
     return sources.get(name).fetch()
 
 
-def source_error(exc: Exception) -> SourceError:
-    """`exc` as a named error of the source whose payload caused it: a SourceError as it is,
-    anything else (a parser or loader bug meeting hostile bytes) as UnexpectedPayloadError.
-    An error of the machine (disk full, I/O error, read-only file system: OSError or DuckDB's
-    IOException) is nobody's payload: it is raised again and stops the run."""
-    if isinstance(exc, SourceError):
-        return exc
-    if (isinstance(exc, OSError) and exc.errno is not None) or isinstance(
-            exc, duckdb.IOException):
-        raise exc
-    text = " ".join(str(exc).split())
-    if len(text) > 200:
-        text = text[:200].rsplit(" ", 1)[0] + " ..."
-    return UnexpectedPayloadError(f"{type(exc).__name__}: {text}" if text
-                                  else type(exc).__name__)
+OnFetched = Callable[[str, "Fetched | BaseException"], None]
+FetchAll = Callable[[list[str], OnFetched | None], dict[str, Fetched | BaseException]]
 
 
-def _merge(results: list[ParseResult], stream: str) -> ParseResult:
-    merged = ParseResult(stream=stream)
-    for r in results:
-        merged.prices += r.prices
-        merged.specs += r.specs
-        merged.throughput += r.throughput
-        merged.systems += r.systems
-        merged.training_runs += r.training_runs
-        merged.training_scaling += r.training_scaling
-        merged.serving_points += r.serving_points
-        merged.rejects += r.rejects
-    return merged
+def fetch_threads(
+    names: list[str], on_fetched: OnFetched | None = None,
+    logger: logging.Logger | logging.LoggerAdapter | None = None,
+) -> dict[str, Fetched | BaseException]:
+    """Every source's live fetch, FETCH_WORKERS at a time: {name: Fetched or its error}. A
+    bug is logged with its traceback (to `logger`, else this module's); an expected failure
+    (a SourceError) only to a given `logger` (the Prefect run's), as one warning line
+    carrying the error, which the console leaves to the run summary (flows/progress.py)."""
+    quiet = logger is None
+    logger = logger or log
+
+    def one(name: str) -> Fetched | BaseException:
+        try:
+            result: Fetched | BaseException = fetch_source(name)
+        except SourceError as exc:  # expected (unreachable, HTTP status, empty...): one line
+            if not quiet:
+                logger.warning("%s not fetched: %s", name, exc)
+            result = exc
+        except Exception as exc:  # a bug: recorded as this source's failure, shown in full
+            logger.error("fetch of %s failed unexpectedly", name, exc_info=exc)
+            result = exc
+        if on_fetched:
+            on_fetched(name, result)
+        return result
+
+    with ThreadPoolExecutor(max_workers=max(1, min(FETCH_WORKERS, len(names)))) as pool:
+        return dict(zip(names, pool.map(one, names), strict=True))
 
 
 def load_pages(
@@ -144,11 +125,7 @@ def load_pages(
     parse = sources.get(source).parse
     when = fetched_at or now()
     saved = [store.save_payload(source, p, when) for p in payloads]
-    combined = SavedPayload(
-        sha256=hashlib.sha256("".join(s.sha256 for s in saved).encode()).hexdigest(),
-        relpath=";".join(s.relpath for s in saved),
-        size=sum(s.size for s in saved),
-    )
+    snapshot = combined(saved)
     first = payloads[0]
     summary = Payload(name=f"{len(payloads)} page(s)", content=b"", url=first.url,
                       http_status=first.http_status, ext=first.ext)
@@ -160,11 +137,11 @@ def load_pages(
                 results.append(parse(payload))
             except EmptyPayloadError:
                 continue  # a page without offers is fine; an empty walk is not (below)
-        merged = _merge(results, stream)
+        merged = merge_results(results, stream)
         if not merged.n_rows:
             raise EmptyPayloadError(f"{source}: {len(payloads)} page(s) parsed to no rows")
         return store.load(
-            con, run_id=run_id, source=source, mode="live", payload=summary, saved=combined,
+            con, run_id=run_id, source=source, mode="live", payload=summary, saved=snapshot,
             result=merged, started_at=started_at, finished_at=now(), observed_at=when,
             observed_at_basis="fetch_time",
         )
@@ -172,7 +149,7 @@ def load_pages(
         return store.record_failure(
             con, run_id=run_id, source=source, mode="live", started_at=started_at,
             finished_at=now(), error=source_error(exc), url=first.url,
-            payload_name=summary.name, saved=combined, stream=stream, observed_at=when,
+            payload_name=summary.name, saved=snapshot, stream=stream, observed_at=when,
             http_status=first.http_status,
         )
 
@@ -294,7 +271,8 @@ def stage_exports(con: duckdb.DuckDBPyConnection, data_dir: Path,
     )
 
 
-def publish(data_dir: Path, allow_shrink: bool = False, full: bool = False) -> PublishResult:
+def build_and_publish(data_dir: Path, allow_shrink: bool = False,
+                      full: bool = False) -> PublishResult:
     """Build every model into a new file, run the checks, swap it in (or raise, unchanged),
     then write the exports (a failed export is reported, the publish stands).
 
@@ -376,59 +354,68 @@ def check_published(data_dir: Path) -> dict[str, list[tuple]]:
         con.close()
 
 
-INGEST_MAX_BYTES = 64 * 1024 * 1024  # the default size cap of a live response, too
+def run_refresh(
+    names: list[str],
+    fetch_all: FetchAll,
+    data_dir: Path | None = None,
+    publish_step: Callable[[Path], PublishResult] = build_and_publish,
+    progress: FetchProgress | None = None,
+) -> RunSummary:
+    """The refresh sequence around an injected concurrent fetcher (Prefect or threads).
 
-
-def ingest_max_bytes() -> int:
-    """The largest file `ingest` reads: GPUCOST_INGEST_MAX_BYTES, else INGEST_MAX_BYTES."""
-    import os
-
-    try:
-        return int(os.environ.get("GPUCOST_INGEST_MAX_BYTES", "") or INGEST_MAX_BYTES)
-    except ValueError:
-        return INGEST_MAX_BYTES
-
-
-def ingest_files(
-    source: str, files: list[Path], *, observed_at: datetime | None = None,
-    data_dir: Path | None = None, rebuild: bool = True, force: bool = False,
-    allow_shrink: bool = False,
-) -> tuple[list[LoadOutcome], PublishResult | None]:
-    """Replay recorded payloads for a source, then rebuild (the `gpucost ingest` command).
-    `force` loads a payload the row-count guard would refuse (a deliberately smaller one)
-    and publishes what it leaves in force (as `allow_shrink`)."""
-    from gpucost.warehouse.publish import writer_lock
-
+    `fetch_all(names, on_fetched)` calls `on_fetched(name, result)` as each source finishes.
+    """
     data_dir = Path(data_dir or default_data_dir())
-    sources.get(source)  # fail early on an unknown source
+    summary = RunSummary(run_id=new_run_id(), started_at=now())
     store = RawStore(data_dir)
-    run_id = new_run_id()
-    cap = ingest_max_bytes()
     with writer_lock(data_dir):
-        with store.connect() as con:
-            outcomes: list[LoadOutcome] = []
-            for path in files:
-                size = Path(path).stat().st_size
-                if size > cap:  # never read: a 200 MB CSV once took 8 GB and 114 s
-                    outcomes.append(store.record_failure(
-                        con, run_id=run_id, source=source, mode="replay", started_at=now(),
-                        finished_at=now(), url=str(path), payload_name=path.name,
-                        error=PayloadTooLargeError(
-                            f"{path.name} is {size} bytes, above the ingest cap of {cap} "
-                            "(GPUCOST_INGEST_MAX_BYTES raises it); not read")))
-                    continue
-                payload = Payload(
-                    name=path.name, content=Path(path).read_bytes(), url=str(path),
-                    ext=path.suffix.lstrip(".") or "bin",
-                )
-                outcomes += load_payloads(
-                    store, con, run_id=run_id, source=source, payloads=[payload],
-                    mode="replay", started_at=now(), observed_at=observed_at, force=force,
-                )
+        store.check_readable()  # a broken raw.duckdb: say so before fetching anything
+        started = now()
+        if progress:
+            progress.start(names)
         try:
-            published = (publish(data_dir, allow_shrink=allow_shrink or force) if rebuild
-                         else None)
-        except Exception as exc:  # the files were loaded: the caller still reports each one
-            exc.ingest_outcomes = outcomes  # type: ignore[attr-defined]
-            raise
-    return outcomes, published
+            fetched = fetch_all(names, progress.fetched if progress else None)
+        finally:
+            if progress:
+                progress.step("loading into raw.duckdb")
+        with store.connect() as con:
+            for name in names:
+                got = fetched[name]
+                if isinstance(got, BaseException):
+                    outcomes = record_fetch_failures(
+                        store, con, run_id=summary.run_id, source=name, error=got,
+                        started_at=started)
+                else:
+                    outcomes = load_live(
+                        store, con, run_id=summary.run_id, source=name, fetched=got,
+                        started_at=started)
+                summary.sources.append(summarise(name, outcomes))
+        if progress:
+            progress.step("building, checking, publishing")
+        try:
+            result = publish_step(data_dir)
+            summary.published = True
+            summary.mart_rows = result.mart_rows
+            summary.export_error = result.export_error
+            summary.publish_seconds = result.seconds
+            summary.history_mode = result.history_mode
+        except Exception as exc:  # a failed check or model: the old warehouse stays published
+            summary.publish_error = f"{type(exc).__name__}: {exc}"
+    attach_health(summary, data_dir)
+    summary.seconds = (now() - summary.started_at).total_seconds()
+    return summary
+
+
+def names_to_fetch(names: list[str] | None, kind: str | None) -> list[str]:
+    """The sources to fetch: the given names, else those of one kind, else all of them."""
+    if names:
+        return list(names)
+    return source_names(kind)
+
+
+def refresh_plain(names: list[str] | None = None, data_dir: Path | None = None,
+                  kind: str | None = None, progress: FetchProgress | None = None,
+                  allow_shrink: bool = False) -> RunSummary:
+    """The refresh without Prefect: threads for fetching, the same steps otherwise."""
+    return run_refresh(names_to_fetch(names, kind), fetch_threads, data_dir, progress=progress,
+                       publish_step=partial(build_and_publish, allow_shrink=allow_shrink))

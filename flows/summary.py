@@ -1,40 +1,32 @@
-"""The refresh without Prefect: the sequence, its summary and a thread-pool fetcher.
+"""The summary of one refresh: each source's status, the publish, and the verdict.
 
-`run_refresh` runs one refresh around an injected concurrent fetcher: threads here
-(`refresh_plain`, `gpucost refresh --no-prefect`), Prefect task runs in flows/refresh.py. This
-module never imports Prefect, so the plain path neither pays for importing it (about 1 s) nor
-depends on it: it still runs when Prefect cannot be imported or reached.
+A source fetched in this run is `live` (new data loaded), `unchanged` (the same payload as
+before), `failed` (nothing in force) or `fallback` (the fetch failed now; its older data stays
+in force). A source not fetched in this run whose data is in force is `curated` (the reference
+prices of the catalog) or `not run`. The run's RunSummary fills rows in force, age and origin
+from the published source_health mart (`attach_health`); `RunSummary.verdict()` says what
+happened in one line; `RunSummary.table()` is the Prefect artifact's table.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-from gpucost.catalog.records import SourceError
-from gpucost.flows import pipeline
-from gpucost.flows.progress import FetchProgress
-from gpucost.warehouse import data_dir as default_data_dir
-from gpucost.warehouse.publish import serving_path, writer_lock
-from gpucost.warehouse.store import LoadOutcome, RawStore
+from gpucost.warehouse.publish import serving_path
+from gpucost.warehouse.store import LoadOutcome
 
-log = logging.getLogger(__name__)
-
-FETCH_WORKERS = 8  # sources fetched at once, with or without Prefect
-FETCHED = ("live", "unchanged", "failed", "stale")  # statuses of a source fetched in this run
+FETCHED = ("live", "unchanged", "failed", "fallback")  # statuses of a source fetched in this run
 REFRESHED = ("live", "unchanged")
+FAILED = ("failed", "fallback")
 
 
 @dataclass
 class SourceSummary:
     source: str
-    # live | unchanged | failed | stale (failed, older data still in force)
+    # live | unchanged | failed | fallback (failed now, older data still in force)
     # | curated (reference prices from the catalog) | not run (data in force, not fetched now)
     status: str
     rows_loaded: int = 0
@@ -85,7 +77,7 @@ class RunSummary:
 
     @property
     def failed_sources(self) -> list[str]:
-        return [s.source for s in self.sources if s.status in ("failed", "stale")]
+        return [s.source for s in self.sources if s.status in FAILED]
 
     @property
     def fetched(self) -> list[SourceSummary]:
@@ -107,7 +99,7 @@ class RunSummary:
         """One line that says what happened, e.g. "3 of 14 live sources refreshed; 11
         unreachable; serving reference prices (the newest 102.4 days old)"."""
         fetched, ok = self.fetched, self.refreshed
-        failed = [s for s in fetched if s.status in ("failed", "stale")]
+        failed = [s for s in fetched if s.status in FAILED]
         unreachable = [s for s in failed if s.error_type == "UnreachableError"]
         other = [s for s in failed if s.error_type != "UnreachableError"]
         n = len(fetched)
@@ -121,10 +113,10 @@ class RunSummary:
         if other:
             types = sorted({s.error_type or "error" for s in other})
             parts.append(f"{len(other)} failed ({', '.join(types)})")
-        stale = [s for s in failed if s.status == "stale"]
-        if stale:
-            ages = [s.data_age_days for s in stale if s.data_age_days is not None]
-            parts.append(f"{len(stale)} serving their last good data"
+        fallback = [s for s in failed if s.status == "fallback"]
+        if fallback:
+            ages = [s.data_age_days for s in fallback if s.data_age_days is not None]
+            parts.append(f"{len(fallback)} serving their last good data"
                          + (f" (up to {max(ages):.1f} days old)" if ages else ""))
         reference = next((s for s in self.sources if s.status == "curated"), None)
         prices = [s for s in fetched if s.kind == "prices"]
@@ -156,7 +148,8 @@ def _kind(source: str) -> str:
         return "prices" if source == "reference" else ""
 
 
-def _summarise(source: str, outcomes: list[LoadOutcome]) -> SourceSummary:
+def summarise(source: str, outcomes: list[LoadOutcome]) -> SourceSummary:
+    """One source's line of the run from its load outcomes (before `attach_health`)."""
     failed = [o for o in outcomes if o.status == "failed"]
     loaded = [o for o in outcomes if o.status in ("ok", "replayed")]
     status = "failed" if failed and not loaded else ("live" if loaded else "unchanged")
@@ -171,9 +164,9 @@ def _summarise(source: str, outcomes: list[LoadOutcome]) -> SourceSummary:
     )
 
 
-def _attach_health(summary: RunSummary, data_dir: Path) -> None:
-    """Fill rows in force / age / origin from the published source_health mart; mark stale
-    sources (failed now, older data still in force)."""
+def attach_health(summary: RunSummary, data_dir: Path) -> None:
+    """Fill rows in force / age / origin from the published source_health mart; a failed
+    source whose older data stays in force becomes `fallback`."""
     import duckdb
 
     from gpucost.warehouse.publish import open_published
@@ -200,7 +193,7 @@ def _attach_health(summary: RunSummary, data_dir: Path) -> None:
         if s.source in health:
             s.rows_in_force, s.data_age_days, s.data_origin = health[s.source]
             if s.status == "failed" and (s.rows_in_force or 0) > 0:
-                s.status = "stale"
+                s.status = "fallback"
     # sources not fetched in this run whose data is in force (the curated reference prices)
     ran = {s.source for s in summary.sources}
     for source, (rows, age, origin) in sorted(health.items()):
@@ -209,103 +202,3 @@ def _attach_health(summary: RunSummary, data_dir: Path) -> None:
                 source=source, status="curated" if source == "reference" else "not run",
                 rows_in_force=rows, data_age_days=age, data_origin=origin,
                 kind=_kind(source)))
-
-
-OnFetched = Callable[[str, "pipeline.Fetched | BaseException"], None]
-FetchAll = Callable[[list[str], OnFetched | None], dict[str, pipeline.Fetched | BaseException]]
-
-
-def run_refresh(
-    names: list[str],
-    fetch_all: FetchAll,
-    data_dir: Path | None = None,
-    publish_step: Callable[[Path], pipeline.PublishResult] = pipeline.publish,
-    progress: FetchProgress | None = None,
-) -> RunSummary:
-    """The refresh sequence around an injected concurrent fetcher (Prefect or threads).
-
-    `fetch_all(names, on_fetched)` calls `on_fetched(name, result)` as each source finishes.
-    """
-    data_dir = Path(data_dir or default_data_dir())
-    summary = RunSummary(run_id=pipeline.new_run_id(), started_at=pipeline.now())
-    store = RawStore(data_dir)
-    with writer_lock(data_dir):
-        store.check_readable()  # a broken raw.duckdb: say so before fetching anything
-        started = pipeline.now()
-        if progress:
-            progress.start(names)
-        try:
-            fetched = fetch_all(names, progress.fetched if progress else None)
-        finally:
-            if progress:
-                progress.step("loading into raw.duckdb")
-        with store.connect() as con:
-            for name in names:
-                got = fetched[name]
-                if isinstance(got, BaseException):
-                    outcomes = pipeline.record_fetch_failures(
-                        store, con, run_id=summary.run_id, source=name, error=got,
-                        started_at=started)
-                else:
-                    outcomes = pipeline.load_live(
-                        store, con, run_id=summary.run_id, source=name, fetched=got,
-                        started_at=started)
-                summary.sources.append(_summarise(name, outcomes))
-        if progress:
-            progress.step("building, checking, publishing")
-        try:
-            result = publish_step(data_dir)
-            summary.published = True
-            summary.mart_rows = result.mart_rows
-            summary.export_error = result.export_error
-            summary.publish_seconds = result.seconds
-            summary.history_mode = result.history_mode
-        except Exception as exc:  # a failed check or model: the old warehouse stays published
-            summary.publish_error = f"{type(exc).__name__}: {exc}"
-    _attach_health(summary, data_dir)
-    summary.seconds = (pipeline.now() - summary.started_at).total_seconds()
-    return summary
-
-
-def _fetch_threads(
-    names: list[str], on_fetched: OnFetched | None = None,
-    logger: logging.Logger | logging.LoggerAdapter | None = None,
-) -> dict[str, pipeline.Fetched | BaseException]:
-    """Every source's live fetch, FETCH_WORKERS at a time: {name: Fetched or its error}. A
-    bug is logged with its traceback (to `logger`, else this module's); an expected failure
-    (a SourceError) only to a given `logger` (the Prefect run's), as one warning line
-    carrying the error, which the console leaves to the run summary (flows/progress.py)."""
-    quiet = logger is None
-    logger = logger or log
-
-    def one(name: str) -> pipeline.Fetched | BaseException:
-        try:
-            result: pipeline.Fetched | BaseException = pipeline.fetch_source(name)
-        except SourceError as exc:  # expected (unreachable, HTTP status, empty...): one line
-            if not quiet:
-                logger.warning("%s not fetched: %s", name, exc)
-            result = exc
-        except Exception as exc:  # a bug: recorded as this source's failure, shown in full
-            logger.error("fetch of %s failed unexpectedly", name, exc_info=exc)
-            result = exc
-        if on_fetched:
-            on_fetched(name, result)
-        return result
-
-    with ThreadPoolExecutor(max_workers=max(1, min(FETCH_WORKERS, len(names)))) as pool:
-        return dict(zip(names, pool.map(one, names), strict=True))
-
-
-def _names(names: list[str] | None, kind: str | None) -> list[str]:
-    """The sources to fetch: the given names, else those of one kind, else all of them."""
-    if names:
-        return list(names)
-    return pipeline.source_names(kind)
-
-
-def refresh_plain(names: list[str] | None = None, data_dir: Path | None = None,
-                  kind: str | None = None, progress: FetchProgress | None = None,
-                  allow_shrink: bool = False) -> RunSummary:
-    """The refresh without Prefect: threads for fetching, the same steps otherwise."""
-    return run_refresh(_names(names, kind), _fetch_threads, data_dir, progress=progress,
-                       publish_step=partial(pipeline.publish, allow_shrink=allow_shrink))
