@@ -3,6 +3,7 @@ source, fetch progress on a terminal, `gpucost sources`, exit codes."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -144,6 +145,19 @@ def test_refresh_strict_progress_and_sources(live, monkeypatch, capsys):
     assert rows["reference"]["health"] == "curated"
     assert set(sources.names()) <= set(rows)
     assert cli.main(["sources", "--strict"]) == 3
+    capsys.readouterr()
+    # csv: the same rows and columns as json (the health label from SQL)
+    assert cli.main(["sources", "--format", "csv"]) == 0
+    header, *body = csv.reader(io.StringIO(capsys.readouterr().out))
+    assert header == list(rows["lambda"])
+    assert header[:2] == ["source", "kind"] and header[-1] == "health"
+    assert {r[0]: r[-1] for r in body} == {name: r["health"] for name, r in rows.items()}
+    # a maximum age shorter than the age of lambda's fresh data: stale (the freshness sense)
+    assert cli.main(["sources", "--format", "json", "--max-age-days", "1e-9", "--strict"]) == 3
+    out = capsys.readouterr()
+    short = {r["source"]: r for r in json.loads(out.out)}
+    assert short["lambda"]["health"] == "stale" and short["azure"]["health"] == "failing"
+    assert "lambda: stale (data older than the maximum age)" in out.err
 
 
 def test_sources_without_a_warehouse(tmp_path, monkeypatch, capsys):

@@ -464,7 +464,8 @@ def test_source_health(con):
     fetched = {name for name, r in rows.items() if r["last_status"] is not None}
     assert fetched == {"skypilot", "runpod", "azure", "reference"}
     never = rows["lambda"]
-    assert (never["kind"], never["health"], never["fetches_total"]) == ("prices", "never fetched", 0)
+    assert (never["kind"], never["health"], never["fetches_total"]) == (
+        "prices", "never fetched", 0)
     assert (never["rows_in_force"], never["data_age_days"], never["last_success_at"]) == (
         None, None, None)
     # health (at the default maximum age): a failed last fetch is failing whatever is in
