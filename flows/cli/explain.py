@@ -108,5 +108,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     what = e.add_subparsers(dest="what", required=True)
     f = what.add_parser("fetch", help="one raw.fetches row: source, URL, payload, rows")
     f.add_argument("fetch_id", type=non_negative_int)
-    add_format_option(f, aliases={"text": "table"})
+    add_format_option(f, aliases={"text": "table"},
+                      help="table (for a reader; `text`, its former name, still works), csv "
+                           "(the fetch as one row) or json (the fetch and its offers)")
     f.set_defaults(func=cmd_explain)
