@@ -105,6 +105,8 @@ def why_not_healthy(rows: list[dict[str, Any]]) -> str:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
+    import duckdb
+
     from gpucost.warehouse import data_dir
     from gpucost.warehouse.publish import NoWarehouseError, connect_readonly
 
@@ -118,6 +120,10 @@ def cmd_sources(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     try:
         rows = source_rows(con, max_age_days)
+    except (duckdb.CatalogException, duckdb.BinderException) as exc:  # built by an older gpucost
+        print(f"error: {one_line(exc)}; the published warehouse predates this version of "
+              "source_health: `gpucost refresh` rebuilds it", file=sys.stderr)
+        return EXIT_FAILED
     finally:
         con.close()
     if args.format == "json":

@@ -166,6 +166,27 @@ def test_sources_without_a_warehouse(tmp_path, monkeypatch, capsys):
     assert "run `gpucost refresh` first" in capsys.readouterr().err
 
 
+def test_sources_of_a_warehouse_built_before_health_was_sql(service_warehouse, tmp_path,
+                                                              monkeypatch, capsys):
+    """A warehouse published by an older gpucost (source_health without health, no macro):
+    one line naming the fix, exit 1, no traceback."""
+    import shutil
+
+    import duckdb
+
+    data = tmp_path / "old"
+    shutil.copytree(service_warehouse, data)
+    con = duckdb.connect(str(data / "gpucost.duckdb"))
+    con.execute("alter table source_health drop column health")
+    con.execute("drop macro source_health_label")
+    con.close()
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(data))
+    assert cli.main(["sources"]) == 1
+    err = capsys.readouterr().err
+    assert "predates this version" in err and "`gpucost refresh` rebuilds it" in err
+    assert len(err.splitlines()) == 1
+
+
 def test_progress_only_on_a_terminal():
     assert progress.for_terminal(io.StringIO()) is None
     assert isinstance(progress.for_terminal(_Tty()), progress.RichFetchProgress)
