@@ -22,9 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from gpucost.flows.cli.output import EXIT_FAILED, EXIT_OK, EXIT_SOURCE_FAILED
 from gpucost.flows.cli.terminal import one_line, safe
-
-EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def _dir(args: argparse.Namespace) -> Path:
@@ -135,7 +134,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     failed = any(r["state"] != "COMPLETED" for r in run.fetch_runs) or (
         args.strict and any(v[0] == "failed" for v in run.sources.values()))
-    return 3 if failed else EXIT_OK
+    return EXIT_SOURCE_FAILED if failed else EXIT_OK
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:

@@ -38,12 +38,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gpucost.flows.cli.options import positive
+from gpucost.flows.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 DEFAULT_PRICES_CRON = "0 */6 * * *"  # 00:00, 06:00, 12:00, 18:00
 DEFAULT_SPECS_CRON = "30 3 * * *"  # daily at 03:30, between two price runs
 DEFAULT_THROUGHPUT_CRON = "45 4 * * 1"  # Mondays at 04:45: results rounds are twice a year
 DEFAULT_TIMEZONE = "UTC"
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 @dataclass(frozen=True)

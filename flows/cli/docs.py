@@ -19,6 +19,7 @@ from typing import Any
 
 import duckdb
 
+from gpucost.flows.cli.output import EXIT_FAILED, EXIT_OK
 from gpucost.flows.cli.terminal import safe_lines
 from gpucost.models import runner
 from gpucost.models.docs import Dictionary
@@ -149,18 +150,18 @@ def cmd_docs(args: argparse.Namespace) -> int:
         text = render_tables_md()
     except UndocumentedColumnsError as exc:
         print(f"error: {safe_lines(exc)}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     if args.check:
         current = path.read_text(encoding="utf-8") if path.is_file() else ""
         if current != text:
             print(f"error: {path} is stale: run `gpucost docs` and commit it", file=sys.stderr)
-            return 1
+            return EXIT_FAILED
         print(f"{path} is up to date")
-        return 0
+        return EXIT_OK
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     print(f"wrote {path}")
-    return 0
+    return EXIT_OK
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -4,17 +4,25 @@ Every price-derived row carries the `fetch_id` of the payload behind it (gpu_off
 gpu_prices, price_bases, cost_per_flop, training_cost...). This prints that fetch from the
 published warehouse (schema `intermediate`): the source, what was fetched and from where,
 when it was observed, the payload's path in the raw layer (saved verbatim), its rows loaded
-and refused, and the offers of it in force now.
+and refused, and the offers of it in force now. `--format table` (the default; `text`, its
+former name, still works) prints it for a reader; `json` prints the fetch with the offers
+(`offers_in_force`, `offers_sample`); `csv` the fetch as one row (FIELDS, offers_in_force).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from gpucost.flows.cli.options import non_negative_int
+from gpucost.flows.cli.output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    add_format_option,
+    write_csv,
+    write_json,
+)
 from gpucost.flows.cli.terminal import safe
 
 FIELDS = ("fetch_id", "source", "stream", "fetch_mode", "status", "url", "payload_name",
@@ -48,7 +56,6 @@ def explain_fetch(con: Any, fetch_id: int) -> dict[str, Any] | None:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from gpucost.flows.cli.main import EXIT_FAILED, EXIT_OK
     from gpucost.warehouse import data_dir
     from gpucost.warehouse.publish import connect_readonly
 
@@ -63,7 +70,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_FAILED
     if args.format == "json":
-        print(json.dumps(found, default=str, indent=1))
+        write_json(found)
+        return EXIT_OK
+    if args.format == "csv":
+        columns = [*FIELDS, "offers_in_force"]
+        write_csv(columns, [[found[c] for c in columns]])
         return EXIT_OK
 
     def say(line: str) -> None:  # each line one terminal-safe line: values are remote text
@@ -97,5 +108,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     what = e.add_subparsers(dest="what", required=True)
     f = what.add_parser("fetch", help="one raw.fetches row: source, URL, payload, rows")
     f.add_argument("fetch_id", type=non_negative_int)
-    f.add_argument("--format", choices=("text", "json"), default="text")
+    add_format_option(f, aliases={"text": "table"},
+                      help="table (for a reader; `text`, its former name, still works), csv "
+                           "(the fetch as one row) or json (the fetch and its offers)")
     f.set_defaults(func=cmd_explain)

@@ -21,12 +21,19 @@ The same query from Python: `gpucost.offers("H100:8", max_price=3.5)` returns a 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from typing import Any
 
 from gpucost.flows.cli.options import non_negative, positive
+from gpucost.flows.cli.output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_format_option,
+    write_frame,
+    write_table,
+)
 from gpucost.flows.cli.terminal import one_line, safe
 
 SORTS = {"price": "price_per_gpu_hour", "price_per_tflop": "usd_per_bf16_pflop_hour",
@@ -313,8 +320,6 @@ def _hidden_offers(args: argparse.Namespace, model: str) -> str:
 
 
 def cmd_offers(args: argparse.Namespace) -> int:
-    from gpucost.flows.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-
     model = "spot" if args.spot else args.pricing_model
     try:
         frame = offers(args.gpu, min_memory_gb=args.min_memory, max_price=args.max_price,
@@ -328,14 +333,8 @@ def cmd_offers(args: argparse.Namespace) -> int:
         print(f"error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     unmapped = unmapped_line(frame.attrs.get("unmapped_offers") or [])
-    if args.format == "json":
-        records = json.loads(frame.to_json(orient="records", date_format="iso"))
-        print(json.dumps(records, indent=1))
-        return EXIT_OK
-    if args.format == "csv":
-        # RFC 4180 line ends, as `gpucost sql --format csv`: a CR inside a value is then
-        # quoted too (with "\n" ends the csv module leaves it bare), so the data stays exact
-        frame.to_csv(sys.stdout, index=False, lineterminator="\r\n")
+    if args.format in ("csv", "json"):
+        write_frame(frame, args.format)
         return EXIT_OK
     if frame.empty:
         print(f"no {model.replace('_', '-')} offer in force matches {safe(repr(args.gpu))}"
@@ -361,20 +360,16 @@ def cmd_offers(args: argparse.Namespace) -> int:
                       (f"{r.round} {r.submitter} {r.software_family or '?'} "
                        f"({r.match}, {r.result_accelerator_count:g} GPUs)") if measured
                       else f"no {args.workload} result on this accelerator"]
-        rows.append([safe(cell) for cell in (
-            r.accelerator_name, r.provider, r.sku, region,
-            f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
-            f"{r.gpu_count:g}", memory, _age(r.age_days), *tokens,
-            f"{r.source}{mark}", r.source_url or "-")])
+        rows.append([r.accelerator_name, r.provider, r.sku, region,
+                     f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
+                     f"{r.gpu_count:g}", memory, _age(r.age_days), *tokens,
+                     f"{r.source}{mark}", r.source_url or "-"])
     header = ["accelerator", "provider", "sku",
               "region" if args.all_regions else "region (cheapest)", "USD/GPU-h",
               "USD/h", "GPUs", "GB/GPU", "age"] + (
                   ["USD/M tok", "tok/s/GPU", "measured (round, submitter, software, match)"]
                   if args.workload else []) + ["source", "source URL"]
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
-    for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    write_table(header, rows)  # every cell escaped: remote text
     undated = int((~frame["observed_at_known"]).sum())
     print(f"{len(rows)} offer(s), {model.replace('_', '-')}, "
           + ("every region" if args.all_regions else "cheapest region of each provider x sku")
@@ -426,5 +421,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="add USD per million generated tokens at the closest measured MLPerf "
                         "Inference result, e.g. llama2-70b, gpt-oss-120b:interactive "
                         f"(scenario offline, server or interactive; default {DEFAULT_SCENARIO})")
-    o.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    add_format_option(o)
     o.set_defaults(func=cmd_offers)

@@ -20,8 +20,9 @@ Exit codes (every command):
      the scheduler creates no runs of the served deployments
   2  usage error (unknown source, bad option, invalid cron)
   3  data was published but a source failed (`refresh --strict`; `refresh --upload` when
-     the upload to object storage failed; a refused file in `ingest`;
-     `sources --strict` when a source is failing, stale, replayed or never fetched)
+     the upload to object storage failed; a refused file in `ingest`; `sources
+     --strict` when a source is failing, replayed, never fetched or stale, stale meaning
+     live data older than --max-age-days)
 """
 
 from __future__ import annotations
@@ -43,9 +44,16 @@ EXIT_CODES = __doc__[__doc__.index("Exit codes"):].rstrip()
 FORMATS = ("table", "csv", "json")
 
 
-def add_format_option(parser: Any, help: str | None = None) -> None:
-    """`--format table|csv|json`, the same choices on every command (default: table)."""
-    parser.add_argument("--format", choices=FORMATS, default="table",
+def add_format_option(parser: Any, help: str | None = None,
+                      aliases: dict[str, str] | None = None) -> None:
+    """`--format table|csv|json`, the same choices on every command (default: table).
+    `aliases` maps a former name to its format ({"text": "table"}): still accepted, not listed."""
+    known = dict(aliases or {})
+
+    def fmt(text: str) -> str:
+        return known.get(text, text)
+
+    parser.add_argument("--format", choices=FORMATS, default="table", type=fmt,
                         help=help or "table (aligned, for a terminal), csv (RFC 4180) or json "
                                      "(strict: null for a missing number)")
 
@@ -82,6 +90,20 @@ def write_csv(headers: Sequence[str], rows: Iterable[Sequence[Any]],
     writer = csv.writer(out or sys.stdout)
     writer.writerow(headers)
     writer.writerows(rows)
+
+
+def write_frame(frame: Any, fmt: str, out: IO[str] | None = None) -> None:
+    """A pandas DataFrame as `csv` or `json`. CSV is pandas' writer in write_csv's dialect
+    (the csv module, CRLF line ends, a missing value as an empty cell), which keeps a
+    time column's text as pandas gives it; JSON is pandas' records (times as ISO text in
+    UTC, NaN as null) through write_json."""
+    out = out or sys.stdout
+    if fmt == "csv":
+        frame.to_csv(out, index=False, lineterminator="\r\n")
+    elif fmt == "json":
+        write_json(json.loads(frame.to_json(orient="records", date_format="iso")), out)
+    else:
+        raise ValueError(f"write_frame writes csv or json, not {fmt!r}")
 
 
 def aligned(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, indent: str = "",

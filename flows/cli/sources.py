@@ -1,75 +1,63 @@
 """`gpucost sources`: every source's health, data age and last error.
 
-Read from the `source_health` mart of the published warehouse (read-only), joined with the
-source registry so a registered source that was never fetched shows up too. Ages are in days.
-Health:
+Read from the `source_health` mart of the published warehouse (read-only): every registered
+source (a source never fetched too), its kind and its health, the label the SQL macro
+source_health_label gives at --max-age-days. Ages are in days. Health:
 
 - `ok`: the last fetch succeeded, the data in force came from a live fetch, and it is younger
   than --max-age-days;
 - `failing`: the last fetch failed (its last good data, if any, stays in force);
 - `replayed`: the data in force came from files loaded with `gpucost ingest` and no live
   fetch has returned it; its age is the files' own observation date;
-- `stale`: the data in force is live but older than --max-age-days;
+- `stale`: the data in force is live but older than --max-age-days (or undated): stale only
+  ever means old data here;
 - `never fetched`: registered, but no fetch is recorded in the published warehouse;
 - `curated`: the curated reference prices (no fetch).
 
-`--strict` exits 3 unless every source is `ok` or `curated`, and says why in one line (for
-instance a source whose live fetch has never succeeded).
+`--strict` exits 3 when a source is `failing`, `replayed`, `never fetched` or `stale` (every
+source `ok` or `curated`: exit 0), and says why in one line (for instance a source whose live
+fetch has never succeeded).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import datetime
 from typing import Any
 
 from gpucost.flows.cli.options import positive
+from gpucost.flows.cli.output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_SOURCE_FAILED,
+    add_format_option,
+    age_text,
+    aligned,
+    write_csv,
+    write_json,
+)
 from gpucost.flows.cli.terminal import one_line, safe
 
-DEFAULT_MAX_AGE_DAYS = 2.0
-EXIT_OK, EXIT_FAILED, EXIT_SOURCE_FAILED = 0, 1, 3
-
-
-def health(row: dict[str, Any], max_age_days: float) -> str:
-    if row.get("last_status") is None:
-        return "never fetched"
-    if row["last_status"] == "curated":
-        return "curated"
-    if row["last_status"] == "failed":
-        return "failing"
-    if row.get("data_origin") == "replayed":
-        return "replayed"
-    age = row.get("data_age_days")
-    if age is None or age > max_age_days:
-        return "stale"
-    return "ok"
+DEFAULT_MAX_AGE_DAYS = 2.0  # the default of the macro source_health_label (a test holds it)
+HEALTHY = ("ok", "curated")  # any other health exits 3 with --strict
+# the source_health mart with `health` at another maximum age (the mart's is at the default)
+ROWS_SQL = """
+    select * replace (
+        source_health_label(last_status, data_origin, data_age_days,
+                            max_age_days := $max_age_days) as health
+    )
+    from source_health
+    order by source
+"""
 
 
 def source_rows(con: Any, max_age_days: float = DEFAULT_MAX_AGE_DAYS) -> list[dict[str, Any]]:
-    """One dict per source (registered or seen in source_health), sorted by name."""
-    from gpucost.catalog import sources
-
-    cur = con.execute("select * from source_health order by source")
+    """One dict per source (every registered source, and any other seen in source_health),
+    sorted by name, with `health` at `max_age_days` (the SQL macro source_health_label)."""
+    cur = con.execute(ROWS_SQL, {"max_age_days": max_age_days})
     cols = [d[0] for d in cur.description]
-    seen = {r[0]: dict(zip(cols, r, strict=True)) for r in cur.fetchall()}
-    rows = []
-    for name in sorted(set(seen) | set(sources.names())):
-        row = seen.get(name) or {"source": name}
-        try:
-            kind = sources.get(name).kind
-        except KeyError:
-            kind = "prices" if name == "reference" else ""
-        row = {"source": name, "kind": kind, **{k: v for k, v in row.items() if k != "source"}}
-        row["health"] = health(row, max_age_days)
-        rows.append(row)
-    return rows
-
-
-def age_text(days: float | None) -> str:
-    """An age in days, one decimal ("102.4 d"); "" when unknown."""
-    return "" if days is None else f"{days:.1f} d"
+    return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
 
 def _when(value: datetime | None) -> str:
@@ -82,7 +70,7 @@ def render_table(rows: list[dict[str, Any]]) -> str:
     head = ["source", "kind", "health", "last status", "data from", "rows in force",
             "data age", "last success (UTC)", "last error"]
     cells = []
-    for r in rows:
+    for r in rows:  # remote text (an error) shown escaped by aligned
         err = ""
         if r.get("last_error_type"):
             err = shorten(f"{r['last_error_type']}: {r.get('last_error') or ''}", 90)
@@ -93,13 +81,7 @@ def render_table(rows: list[dict[str, Any]]) -> str:
             age_text(r.get("data_age_days")) or ("unknown" if r.get("rows_in_force") else ""),
             _when(r.get("last_success_at")), err,
         ])
-        cells[-1] = [safe(c) for c in cells[-1]]  # remote text (an error) shown escaped
-    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(head)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip(),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-              for row in cells]
-    return "\n".join(lines)
+    return "\n".join(aligned(head, cells, rule=True))
 
 
 def why_not_healthy(rows: list[dict[str, Any]]) -> str:
@@ -112,7 +94,7 @@ def why_not_healthy(rows: list[dict[str, Any]]) -> str:
     }
     groups: dict[str, list[str]] = {}
     for r in rows:
-        if r["health"] in ("ok", "curated"):
+        if r["health"] in HEALTHY:
             continue
         reason = reasons.get(r["health"], r["health"])
         if r["health"] in ("failing", "replayed", "stale") and not r.get("last_live_success_at"):
@@ -123,6 +105,8 @@ def why_not_healthy(rows: list[dict[str, Any]]) -> str:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
+    import duckdb
+
     from gpucost.warehouse import data_dir
     from gpucost.warehouse.publish import NoWarehouseError, connect_readonly
 
@@ -136,14 +120,19 @@ def cmd_sources(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     try:
         rows = source_rows(con, max_age_days)
+    except (duckdb.CatalogException, duckdb.BinderException) as exc:  # built by an older gpucost
+        print(f"error: {one_line(exc)}; the published warehouse predates this version of "
+              "source_health: `gpucost refresh` rebuilds it", file=sys.stderr)
+        return EXIT_FAILED
     finally:
         con.close()
     if args.format == "json":
-        json.dump(rows, sys.stdout, indent=1, default=str)
-        print()
+        write_json(rows)
+    elif args.format == "csv":
+        write_csv(list(rows[0]) if rows else [], [list(r.values()) for r in rows])
     else:
         print(render_table(rows))
-    if args.strict and any(r["health"] not in ("ok", "curated") for r in rows):
+    if args.strict and any(r["health"] not in HEALTHY for r in rows):
         print(why_not_healthy(rows), file=sys.stderr)
         return EXIT_SOURCE_FAILED
     return EXIT_OK
@@ -152,11 +141,13 @@ def cmd_sources(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("sources", help="health, data age and last error of every source",
                        description=__doc__)
-    s.add_argument("--format", choices=("table", "json"), default="table")
+    add_format_option(s)
     s.add_argument("--max-age-days", type=positive, default=DEFAULT_MAX_AGE_DAYS, metavar="DAYS",
-                   help=f"live data older than this is 'stale' (default {DEFAULT_MAX_AGE_DAYS:g})")
+                   help="live data older than this is 'stale' (its only meaning here; "
+                        f"default {DEFAULT_MAX_AGE_DAYS:g})")
     s.add_argument("--max-age-hours", type=positive, default=None, help=argparse.SUPPRESS)
     s.add_argument("--strict", action="store_true",
-                   help="exit 3 unless every source is ok or curated: when a source is failing, "
-                        "stale, replayed (no live fetch returned its data) or never fetched")
+                   help="exit 3 when a source is failing, replayed (no live fetch returned "
+                        "its data), never fetched or stale (live data older than "
+                        "--max-age-days); 0 when every source is ok or curated")
     s.set_defaults(func=cmd_sources)

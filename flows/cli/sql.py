@@ -20,24 +20,27 @@ file-access-off connection.
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import math
 import os
 import re
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, time
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from gpucost.flows.cli.options import non_negative_int, number
-from gpucost.flows.cli.terminal import one_line, safe
+from gpucost.flows.cli.output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_format_option,
+    write_csv,
+    write_json,
+    write_table,
+)
+from gpucost.flows.cli.terminal import one_line
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 10_000
 MAX_TIMEOUT_S = 7 * 86_400.0  # a week: threading.Timer overflows far beyond
@@ -75,52 +78,20 @@ def read_query(args: argparse.Namespace) -> str:
     return text
 
 
-def _json_value(v: Any) -> Any:
-    if isinstance(v, float):
-        return v if math.isfinite(v) else None
-    if isinstance(v, Decimal):
-        return float(v) if v.is_finite() else None
-    if isinstance(v, (datetime, date, time)):
-        return v.isoformat()
-    if isinstance(v, dict):
-        return {str(k): _json_value(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_json_value(x) for x in v]
-    if isinstance(v, (bytes, bytearray)):
-        return v.hex()
-    return v if isinstance(v, (str, int, bool)) or v is None else str(v)
-
-
-def _cell(v: Any) -> str:
-    """One table cell, terminal-safe (a CR, LF or ESC in a value is shown escaped)."""
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return safe(v)
+def _cell(v: Any) -> Any:
+    """A table cell: a float to 6 significant digits (the rest as the value is)."""
+    return f"{v:.6g}" if isinstance(v, float) else v
 
 
 def write_rows(cols: list[str], rows: list[tuple], fmt: str, *, cut: bool = False) -> None:
-    """Print rows as a table, CSV or strict JSON to stdout."""
+    """Print rows as a table, CSV or strict JSON to stdout (flows/cli/output.py)."""
     out = sys.stdout
     if fmt == "json":
-        json.dump([{c: _json_value(v) for c, v in zip(cols, r, strict=True)} for r in rows],
-                  out, indent=1, allow_nan=False)
-        out.write("\n")
+        write_json([dict(zip(cols, r, strict=True)) for r in rows], out)
     elif fmt == "csv":
-        w = csv.writer(out)
-        w.writerow(cols)
-        w.writerows(rows)
-    else:
-        cells = [[_cell(v) for v in r] for r in rows]
-        cols = [safe(c) for c in cols]  # a column alias is the user's, but may hold anything
-        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
-        out.write("  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip()
-                  + "\n")
-        out.write("  ".join("-" * w for w in widths) + "\n")
-        for r in cells:
-            out.write("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip()
-                      + "\n")
+        write_csv(cols, rows, out)
+    else:  # every cell and column alias (the user's, but it may hold anything) escaped
+        write_table(cols, [[_cell(v) for v in r] for r in rows], out, rule=True)
         n = len(rows)
         if cut:
             out.write(f"(first {n} rows; --max-rows 0 prints all, --format csv/json is not cut)\n")
@@ -292,12 +263,11 @@ def cmd_describe(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    formats = ("table", "csv", "json")
     s = sub.add_parser("sql", help="read-only query of the published warehouse")
     s.add_argument("query", nargs="?", default=None,
                    help="the query; '-' or nothing (with a pipe) reads standard input")
     s.add_argument("-f", "--file", help="read the query from this file")
-    s.add_argument("--format", choices=formats, default="table")
+    add_format_option(s)
     s.add_argument("--timeout", type=TIMEOUT, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                    help=f"stop the query after this many seconds (default {DEFAULT_TIMEOUT_S:g};"
                         " 0 = no limit)")
@@ -308,12 +278,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=cmd_sql)
 
     t = sub.add_parser("tables", help="the published tables: what one row is, row counts")
-    t.add_argument("--format", choices=formats, default="table")
+    add_format_option(t)
     t.add_argument("--remote", action="store_true", help=REMOTE_HELP)
     t.set_defaults(func=cmd_tables)
 
     d = sub.add_parser("describe", help="the columns of a published table, from the dictionary")
     d.add_argument("table")
-    d.add_argument("--format", choices=formats, default="table")
+    add_format_option(d)
     d.add_argument("--remote", action="store_true", help=REMOTE_HELP)
     d.set_defaults(func=cmd_describe)

@@ -228,7 +228,7 @@ def test_every_reader_sees_the_same_numbers(cluster: ClusterSettings, local: Pat
     import pyarrow.parquet as pq
 
     from gpucost.flows.cli.main import main
-    from gpucost.flows.cli.sql import EXIT_OK
+    from gpucost.flows.cli.output import EXIT_OK
 
     publish_snapshot(local, cluster)
     schema = json.loads((local / "exports" / "schema.json").read_text(encoding="utf-8"))
@@ -299,7 +299,7 @@ def test_sql_remote_says_why_it_cannot_read(cluster: ClusterSettings, tmp_path: 
 
     from gpucost.cluster.settings import FIELDS
     from gpucost.flows.cli.main import main
-    from gpucost.flows.cli.sql import EXIT_FAILED
+    from gpucost.flows.cli.output import EXIT_FAILED
 
     for env in FIELDS.values():
         monkeypatch.delenv(env, raising=False)

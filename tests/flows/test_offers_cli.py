@@ -51,6 +51,50 @@ def test_offers_table_filters_and_explain_fetch(published, capsys) -> None:
     assert "gpu_8x_h100_sxm5" in out
 
 
+def test_offers_csv_is_rfc4180_and_the_frame_exactly(published, capsys) -> None:
+    """`--format csv`: CRLF line ends, the columns of gpucost.offers(), the same bytes as
+    pandas' to_csv of that frame (lineterminator CRLF), times as pandas writes them."""
+    import io
+
+    import gpucost
+    from gpucost.flows.cli.offers import COLUMNS
+
+    assert main(["offers", "H100:8", "--format", "csv"]) == EXIT_OK
+    out = capsys.readouterr().out
+    expected = io.StringIO()
+    gpucost.offers("H100:8").to_csv(expected, index=False, lineterminator="\r\n")
+    assert out == expected.getvalue()
+    lines = out.split("\r\n")
+    assert lines[0] == ",".join(COLUMNS) and lines[-1] == ""
+    [h100] = [line for line in lines if ",gpu_8x_h100_sxm5," in line]
+    assert ",on_demand,3.49,27.92,8.0," in h100 and ",2026-03-08 00:00:00+00:00,True," in h100
+
+
+def test_explain_formats_table_text_csv_json(published, capsys) -> None:
+    """explain fetch: table is the default and `text` (its former name) the same output;
+    csv the fetch as one row; json with the offers and ISO times."""
+    import csv
+    import io
+
+    main(["offers", "H100:8", "--format", "json"])
+    fetch_id = str(json.loads(capsys.readouterr().out)[0]["fetch_id"])
+    assert main(["explain", "fetch", fetch_id]) == EXIT_OK
+    table = capsys.readouterr().out
+    for fmt in ("table", "text"):
+        assert main(["explain", "fetch", fetch_id, "--format", fmt]) == EXIT_OK
+        assert capsys.readouterr().out == table
+    assert main(["explain", "fetch", fetch_id, "--format", "csv"]) == EXIT_OK
+    header, row = csv.reader(io.StringIO(capsys.readouterr().out))
+    got = dict(zip(header, row, strict=True))
+    assert (got["fetch_id"], got["source"], got["stream"]) == (fetch_id, "skypilot", "lambda")
+    assert int(got["offers_in_force"]) > 0 and header[-1] == "offers_in_force"
+    assert main(["explain", "fetch", fetch_id, "--format", "json"]) == EXIT_OK
+    found = json.loads(capsys.readouterr().out)
+    assert found["observed_at"] == "2026-03-08T00:00:00+00:00"
+    assert found["offers_in_force"] == int(got["offers_in_force"])
+    assert "gpu_8x_h100_sxm5" in {o["sku"] for o in found["offers_sample"]}
+
+
 def test_offers_from_python(published) -> None:
     import gpucost
 

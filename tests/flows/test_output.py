@@ -58,3 +58,40 @@ def test_every_command_offers_the_same_formats() -> None:
             output.EXIT_SOURCE_FAILED) == (0, 1, 2, 3)
     assert output.EXIT_CODES.startswith("Exit codes") and "  3  data was published" \
         in output.EXIT_CODES
+
+
+def test_a_former_format_name_stays_an_alias() -> None:
+    """`explain --format text` (its former name) is `table`; the choices listed stay three."""
+    parser = argparse.ArgumentParser()
+    output.add_format_option(parser, aliases={"text": "table"})
+    assert parser.parse_args(["--format", "text"]).format == "table"
+    assert parser.parse_args(["--format", "csv"]).format == "csv"
+    assert "{table,csv,json}" in parser.format_usage()
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--format", "yaml"])
+
+
+def test_a_frame_as_csv_and_json() -> None:
+    """write_frame: CSV in write_csv's dialect (CRLF; a missing value empty; a CR quoted),
+    the same bytes as write_csv for plain values; JSON strict (NaN null, times ISO in UTC)."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"gpu": ["H100", "evil\rrow"], "price": [2.49, math.nan],
+                          "n": [8, 1],
+                          "at": pd.to_datetime(["2026-03-08", "2026-03-09"], utc=True)})
+    out = io.StringIO()
+    output.write_frame(frame, "csv", out)
+    assert out.getvalue() == ("gpu,price,n,at\r\nH100,2.49,8,2026-03-08 00:00:00+00:00\r\n"
+                              '"evil\rrow",,1,2026-03-09 00:00:00+00:00\r\n')
+    plain = io.StringIO()
+    output.write_csv(["gpu", "price", "n"], [["H100", 2.49, 8], ["evil\rrow", None, 1]], plain)
+    out = io.StringIO()
+    output.write_frame(frame[["gpu", "price", "n"]], "csv", out)
+    assert out.getvalue() == plain.getvalue()
+    out = io.StringIO()
+    output.write_frame(frame, "json", out)
+    assert json.loads(out.getvalue()) == [
+        {"gpu": "H100", "price": 2.49, "n": 8, "at": "2026-03-08T00:00:00.000Z"},
+        {"gpu": "evil\rrow", "price": None, "n": 1, "at": "2026-03-09T00:00:00.000Z"}]
+    with pytest.raises(ValueError):
+        output.write_frame(frame, "table", out)

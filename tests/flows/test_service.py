@@ -3,6 +3,7 @@ source, fetch progress on a terminal, `gpucost sources`, exit codes."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -144,12 +145,46 @@ def test_refresh_strict_progress_and_sources(live, monkeypatch, capsys):
     assert rows["reference"]["health"] == "curated"
     assert set(sources.names()) <= set(rows)
     assert cli.main(["sources", "--strict"]) == 3
+    capsys.readouterr()
+    # csv: the same rows and columns as json (the health label from SQL)
+    assert cli.main(["sources", "--format", "csv"]) == 0
+    header, *body = csv.reader(io.StringIO(capsys.readouterr().out))
+    assert header == list(rows["lambda"])
+    assert header[:2] == ["source", "kind"] and header[-1] == "health"
+    assert {r[0]: r[-1] for r in body} == {name: r["health"] for name, r in rows.items()}
+    # a maximum age shorter than the age of lambda's fresh data: stale (the freshness sense)
+    assert cli.main(["sources", "--format", "json", "--max-age-days", "1e-9", "--strict"]) == 3
+    out = capsys.readouterr()
+    short = {r["source"]: r for r in json.loads(out.out)}
+    assert short["lambda"]["health"] == "stale" and short["azure"]["health"] == "failing"
+    assert "lambda: stale (data older than the maximum age)" in out.err
 
 
 def test_sources_without_a_warehouse(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path))
     assert cli.main(["sources"]) == 1
     assert "run `gpucost refresh` first" in capsys.readouterr().err
+
+
+def test_sources_of_a_warehouse_built_before_health_was_sql(service_warehouse, tmp_path,
+                                                              monkeypatch, capsys):
+    """A warehouse published by an older gpucost (source_health without health, no macro):
+    one line naming the fix, exit 1, no traceback."""
+    import shutil
+
+    import duckdb
+
+    data = tmp_path / "old"
+    shutil.copytree(service_warehouse, data)
+    con = duckdb.connect(str(data / "gpucost.duckdb"))
+    con.execute("alter table source_health drop column health")
+    con.execute("drop macro source_health_label")
+    con.close()
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(data))
+    assert cli.main(["sources"]) == 1
+    err = capsys.readouterr().err
+    assert "predates this version" in err and "`gpucost refresh` rebuilds it" in err
+    assert len(err.splitlines()) == 1
 
 
 def test_progress_only_on_a_terminal():

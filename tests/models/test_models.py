@@ -449,12 +449,31 @@ def test_source_health(con):
         "data_age_days",
         "fetches_total",
         "fetches_failed",
+        "kind",
+        "data_origin",
+        "health",
     ]
     rows = {
         r[0]: dict(zip(cols, r, strict=True))
         for r in con.execute(f"select {', '.join(cols)} from source_health").fetchall()
     }
-    assert set(rows) == {"skypilot", "runpod", "azure", "reference"}
+    # every registered source is a row (a never-fetched one too), and the curated prices
+    from gpucost.catalog import sources
+
+    assert set(rows) == set(sources.names()) | {"reference"}
+    fetched = {name for name, r in rows.items() if r["last_status"] is not None}
+    assert fetched == {"skypilot", "runpod", "azure", "reference"}
+    never = rows["lambda"]
+    assert (never["kind"], never["health"], never["fetches_total"]) == (
+        "prices", "never fetched", 0)
+    assert (never["rows_in_force"], never["data_age_days"], never["last_success_at"]) == (
+        None, None, None)
+    # health (at the default maximum age): a failed last fetch is failing whatever is in
+    # force; azure's data in force came from replayed files only
+    assert {name: (rows[name]["kind"], rows[name]["health"]) for name in fetched} == {
+        "skypilot": ("prices", "failing"), "runpod": ("prices", "failing"),
+        "azure": ("prices", "replayed"),
+        "reference": ("prices", "curated")}
     sky = rows["skypilot"]
     assert sky["last_success_at"] == datetime(2026, 3, 2, 12, 1, tzinfo=UTC)
     assert sky["last_failure_at"] == datetime(2026, 3, 3, 0, 0, 30, tzinfo=UTC)
@@ -475,6 +494,30 @@ def test_source_health(con):
     ref = rows["reference"]
     assert (ref["last_status"], ref["rows_in_force"], ref["fetches_total"]) == ("curated", 3, 0)
     assert ref["newest_observed_at"] == datetime(2026, 2, 1, tzinfo=UTC)
+
+
+def test_source_health_label_is_the_one_health_rule(con):
+    """The macro behind source_health.health and `gpucost sources --max-age-days N`: the
+    first rule that holds wins; stale only ever means live data older than the maximum age
+    (or undated), and the default maximum age is the CLI's."""
+    from gpucost.flows.cli.sources import DEFAULT_MAX_AGE_DAYS
+
+    def label(status, origin, age, max_age=None):
+        extra = ", max_age_days := ?" if max_age is not None else ""
+        return con.execute(
+            f"select source_health_label(?::varchar, ?::varchar, ?::double{extra})",
+            [status, origin, age] + ([max_age] if max_age is not None else [])).fetchone()[0]
+
+    assert label(None, None, None) == "never fetched"
+    assert label("curated", "curated", 400.0) == "curated"
+    assert label("failed", "live", 0.1) == "failing"
+    assert label("ok", "replayed", 0.1) == "replayed"
+    assert label("ok", "live", None) == "stale"  # no date: not known to be fresh
+    assert label("unchanged", "mixed", 1.9) == "ok"
+    assert label("ok", "live", DEFAULT_MAX_AGE_DAYS) == "ok"
+    assert label("ok", "live", DEFAULT_MAX_AGE_DAYS + 0.01) == "stale"
+    assert label("ok", "live", 2.5, max_age=3.0) == "ok"
+    assert label("ok", "live", 2.5, max_age=1.0) == "stale"
 
 
 # ---------------------------------------------------------------- checks

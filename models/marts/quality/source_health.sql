@@ -1,7 +1,8 @@
--- one row per source (every source ever fetched, plus the curated 'reference' prices):
--- last success and failure (and last live success), the last fetch's status, the last error,
--- how many rows are in force, where they came from (a live fetch or a replayed file) and how
--- old the newest of them is (at build time), and fetch counts.
+-- one row per source (every registered source, fetched or not, every other source ever
+-- fetched, and the curated 'reference' prices): its kind, last success and failure (and last
+-- live success), the last fetch's status, the last error, how many rows are in force, where
+-- they came from (a live fetch or a replayed file) and how old the newest of them is (at
+-- build time), fetch counts, and its health (`gpucost sources` shows it).
 --
 -- * a fetch succeeded when its status is ok, replayed or unchanged and it carries no error;
 --   it failed when its status is failed or it carries an error (a refused payload).
@@ -20,9 +21,14 @@
 --   with the time of the ingest, which is not an observation: an observed_at of a replay
 --   fetch later than that fetch's start is left out (the age is null when nothing else
 --   dates the data).
+-- * health: the macro source_health_label at its default maximum age of 2 days (`gpucost
+--   sources --max-age-days N` calls it with N): never fetched, curated, failing, replayed,
+--   stale (live data older than the maximum age, or undated) or ok.
 --
 -- columns:
 --   source: registry name of the source, or 'reference' for the curated reference prices
+--   kind: what the source provides (prices, specs, throughput; from the source registry,
+--     catalog/sources/; 'prices' for reference); null for a source no longer registered
 --   last_success_at [timestamp (UTC)]: end of the last successful fetch (ok, replayed or
 --     unchanged)
 --   last_failure_at [timestamp (UTC)]: end of the last failed or refused fetch
@@ -41,6 +47,9 @@
 --   data_age_days [days]: age of newest_observed_at when the warehouse was built
 --   fetches_total [fetches]: fetches recorded for this source
 --   fetches_failed [fetches]: failed or refused fetches recorded for this source
+--   health: ok, stale (live data older than 2 days, or undated), replayed, failing, never
+--     fetched (registered, no fetch recorded: every other column but kind is null, the
+--     fetch counts 0) or curated (reference); see source_health_label
 
 with
 
@@ -101,6 +110,12 @@ serving_sweep_points as (
 offers as (
 
     select * from int_offers_mapped
+
+),
+
+registered_sources as (
+
+    select * from stg_curated__sources
 
 ),
 
@@ -316,31 +331,64 @@ reference_source as (
 
 ),
 
+-- registered, but no fetch recorded: the fetch counts are 0, every other figure null
+never_fetched_sources as (
+
+    select
+        registered_sources.source,
+        0 as fetches_total,
+        0 as fetches_failed
+    from registered_sources
+    anti join fetch_counts
+        on fetch_counts.source = registered_sources.source
+
+),
+
 all_sources as (
 
     select * from fetched_sources
     union all by name
     select * from reference_source
+    union all by name
+    select * from never_fetched_sources
+
+),
+
+aged_sources as (
+
+    select
+        all_sources.*,
+        epoch(now() - all_sources.newest_observed_at) / 86400.0 as data_age_days
+    from all_sources
 
 ),
 
 final as (
 
     select
-        all_sources.source,
-        all_sources.last_success_at,
-        all_sources.last_live_success_at,
-        all_sources.last_failure_at,
-        all_sources.last_status,
-        all_sources.last_error_type,
-        all_sources.last_error,
-        all_sources.rows_in_force,
-        all_sources.data_origin,
-        all_sources.newest_observed_at,
-        epoch(now() - all_sources.newest_observed_at) / 86400.0 as data_age_days,
-        all_sources.fetches_total,
-        all_sources.fetches_failed
-    from all_sources
+        aged_sources.source,
+        coalesce(
+            registered_sources.kind,
+            case when aged_sources.source = 'reference' then 'prices' end
+        ) as kind,
+        aged_sources.last_success_at,
+        aged_sources.last_live_success_at,
+        aged_sources.last_failure_at,
+        aged_sources.last_status,
+        aged_sources.last_error_type,
+        aged_sources.last_error,
+        aged_sources.rows_in_force,
+        aged_sources.data_origin,
+        aged_sources.newest_observed_at,
+        aged_sources.data_age_days,
+        aged_sources.fetches_total,
+        aged_sources.fetches_failed,
+        source_health_label(
+            aged_sources.last_status, aged_sources.data_origin, aged_sources.data_age_days
+        ) as health
+    from aged_sources
+    left join registered_sources
+        on registered_sources.source = aged_sources.source
 
 )
 
