@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from gpucost.flows.cli.output import EXIT_FAILED, EXIT_OK, EXIT_SOURCE_FAILED
 from gpucost.flows.cli.terminal import one_line, safe
-
-EXIT_OK, EXIT_FAILED, EXIT_SOURCE_FAILED = 0, 1, 3
 
 
 @dataclass(frozen=True)

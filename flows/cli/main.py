@@ -10,11 +10,10 @@ import sys
 from typing import NoReturn
 
 from gpucost.flows.cli import refresh
-from gpucost.flows.cli.output import (  # noqa: F401 (the codes every command module uses)
+from gpucost.flows.cli.output import (
     EXIT_CODES,
     EXIT_FAILED,
     EXIT_OK,
-    EXIT_SOURCE_FAILED,
     EXIT_USAGE,
 )
 from gpucost.flows.cli.terminal import SafeStream, one_line, safe

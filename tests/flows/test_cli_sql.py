@@ -13,7 +13,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from gpucost.flows.cli.main import main
+from gpucost.flows.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,8 @@ import json
 import duckdb
 import pytest
 
-from gpucost.flows.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from gpucost.flows.cli.main import main
+from gpucost.flows.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from gpucost.flows.steps import build_and_publish
 
 H100 = "nvidia-h100-sxm5-80gb"

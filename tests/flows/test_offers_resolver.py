@@ -16,7 +16,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows.cli.main import EXIT_OK, EXIT_USAGE, main
+from gpucost.flows.cli.main import main
+from gpucost.flows.cli.output import EXIT_OK, EXIT_USAGE
 from gpucost.flows.ingest import ingest_files
 from gpucost.flows.steps import build_and_publish
 

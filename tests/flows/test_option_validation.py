@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from gpucost.flows.cli import options
-from gpucost.flows.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from gpucost.flows.cli.main import main
+from gpucost.flows.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 
 def usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

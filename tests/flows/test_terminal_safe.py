@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from gpucost.flows.cli import terminal
-from gpucost.flows.cli.main import EXIT_OK, EXIT_SOURCE_FAILED, EXIT_USAGE, main
+from gpucost.flows.cli.main import main
+from gpucost.flows.cli.output import EXIT_OK, EXIT_SOURCE_FAILED, EXIT_USAGE
 
 HOSTILE = "\x1b[2J\x1b]0;pwned\x07\r\x9b\u202e"
 RAW = ("\x1b", "\x07", "\r", "\x9b", "\u202e")  # none may reach a terminal

@@ -11,7 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows.cli.main import EXIT_FAILED, EXIT_SOURCE_FAILED, EXIT_USAGE, main
+from gpucost.flows.cli.main import main
+from gpucost.flows.cli.output import EXIT_FAILED, EXIT_SOURCE_FAILED, EXIT_USAGE
 from gpucost.flows.ingest import ingest_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

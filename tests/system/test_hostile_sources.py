@@ -9,7 +9,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows.cli.main import EXIT_USAGE, main
+from gpucost.flows.cli.main import main
+from gpucost.flows.cli.output import EXIT_USAGE
 from gpucost.flows.ingest import ingest_files
 from gpucost.flows.steps import refresh_plain
 

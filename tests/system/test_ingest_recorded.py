@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from gpucost.flows.cli import main as cli
+from gpucost.flows.cli import output
 
 PRICES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "prices"
 
@@ -106,7 +107,7 @@ def test_no_azure_windows_price_among_linux_prices(warehouse):
 
 def test_header_only_catalog_refused_and_earlier_lambda_data_stays(warehouse):
     data, codes, _ = warehouse
-    assert codes["header_only"] == cli.EXIT_SOURCE_FAILED
+    assert codes["header_only"] == output.EXIT_SOURCE_FAILED
     rows = _q(data, "select count(*) from gpu_offers where source = 'skypilot' "
                     "and provider = 'lambda'")
     assert rows[0][0] > 0

@@ -16,6 +16,7 @@ import gpucost.catalog.http
 from gpucost.catalog import secrets, sources
 from gpucost.catalog.records import RobotsDisallowedError
 from gpucost.flows.cli import main as cli
+from gpucost.flows.cli import output
 from gpucost.flows.steps import refresh_plain
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,7 +87,7 @@ def test_sql_command_is_read_only_without_file_access(query, tmp_path, monkeypat
     fm.make_baseline(tmp_path)
     out = tmp_path / "leak.csv"
     code = cli.main(["sql", query.format(out=out, tmp=tmp_path)])
-    assert code == cli.EXIT_FAILED
+    assert code == output.EXIT_FAILED
     assert "error:" in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "other.duckdb").exists()
 
