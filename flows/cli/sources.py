@@ -108,16 +108,12 @@ def cmd_sources(args: argparse.Namespace) -> int:
     import duckdb
 
     from gpucost.warehouse import data_dir
-    from gpucost.warehouse.publish import NoWarehouseError, connect_readonly
+    from gpucost.warehouse.publish import connect_readonly
 
     max_age_days = args.max_age_days
     if args.max_age_hours is not None:  # the former option, in hours
         max_age_days = args.max_age_hours / 24
-    try:
-        con = connect_readonly(data_dir())
-    except NoWarehouseError as exc:
-        print(f"error: {one_line(exc)}", file=sys.stderr)
-        return EXIT_FAILED
+    con = connect_readonly(data_dir())  # no warehouse yet: main says so, exit 1
     try:
         rows = source_rows(con, max_age_days)
     except (duckdb.CatalogException, duckdb.BinderException) as exc:  # built by an older gpucost

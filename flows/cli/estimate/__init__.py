@@ -27,7 +27,6 @@ from gpucost.flows.cli.estimate.print_inference import print_inference
 from gpucost.flows.cli.estimate.print_training import print_rent_vs_buy, print_training
 from gpucost.flows.cli.estimate.training import scenario_estimate, training_estimate
 from gpucost.flows.cli.output import (
-    EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
     write_csv,
@@ -62,13 +61,9 @@ def write_rows_csv(result: dict[str, Any], out: Any) -> None:
 
 def cmd_estimate(args: argparse.Namespace) -> int:
     from gpucost.warehouse import data_dir
-    from gpucost.warehouse.publish import NoWarehouseError, connect_readonly
+    from gpucost.warehouse.publish import connect_readonly
 
-    try:
-        con = connect_readonly(data_dir())
-    except NoWarehouseError as exc:
-        print(f"error: {one_line(exc)}", file=sys.stderr)
-        return EXIT_FAILED
+    con = connect_readonly(data_dir())  # no warehouse yet: main says so, exit 1
     try:
         mode = parser.mode_of(args)
         if not args.estimate_mode:
