@@ -86,9 +86,7 @@ in_force as (
 
     select good_fetches.*
     from good_fetches
-    left join latest_successful
-        on latest_successful.source = good_fetches.source
-        and latest_successful.stream = good_fetches.stream
+    left join latest_successful using (source, stream)
     qualify row_number() over (
         partition by good_fetches.source, good_fetches.stream
         order by
@@ -114,10 +112,7 @@ confirmations as (
         max(coalesce(same_payload.observed_at, same_payload.finished_at))
             as confirmed_observed_at
     from in_force
-    inner join successful_fetches as same_payload
-        on same_payload.source = in_force.source
-        and same_payload.stream = in_force.stream
-        and same_payload.sha256 = in_force.sha256
+    inner join successful_fetches as same_payload using (source, stream, sha256)
     group by in_force.fetch_id
 
 ),

@@ -128,11 +128,7 @@ systems as (
         'curated' as count_basis,
         curated_systems.source_url as system_source_url
     from curated_systems
-    anti join loaded_systems
-        on loaded_systems.round = curated_systems.round
-        and loaded_systems.division = curated_systems.division
-        and loaded_systems.submitter = curated_systems.submitter
-        and loaded_systems.system = curated_systems.system
+    anti join loaded_systems using (round, division, submitter, system)
 
 ),
 
@@ -204,11 +200,7 @@ final as (
         results.observed_at
 
     from results
-    left join systems
-        on systems.round = results.round
-        and systems.division = results.division
-        and systems.submitter = results.submitter
-        and systems.system = results.system
+    left join systems using (round, division, submitter, system)
     left join accelerator_names
         on accelerator_names.alias_key
             = name_key(systems.accelerator_name_raw)

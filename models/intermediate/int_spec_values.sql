@@ -145,10 +145,7 @@ scraped_values as (
         scraped_summary.accelerator_names_raw,
         scraped_summary.observed_at
     from scraped_summary
-    inner join scraped_representative
-        on scraped_representative.accelerator_id = scraped_summary.accelerator_id
-        and scraped_representative.metric = scraped_summary.metric
-        and scraped_representative.source = scraped_summary.source
+    inner join scraped_representative using (accelerator_id, metric, source)
 
 ),
 
@@ -241,12 +238,8 @@ final as (
         ranked.observed_at
 
     from ranked
-    inner join reference_values
-        on reference_values.accelerator_id = ranked.accelerator_id
-        and reference_values.metric = ranked.metric
-    left join chosen_values
-        on chosen_values.accelerator_id = ranked.accelerator_id
-        and chosen_values.metric = ranked.metric
+    inner join reference_values using (accelerator_id, metric)
+    left join chosen_values using (accelerator_id, metric)
 
 )
 

@@ -180,15 +180,8 @@ final as (
         scored.observed_at
 
     from scored
-    left join scaling_in_force
-        on scaling_in_force.round = scored.round
-        and scaling_in_force.submitter = scored.submitter
-        and scaling_in_force.system = scored.system
-        and scaling_in_force.benchmark = scored.benchmark
-    left join systems
-        on systems.round = scored.round
-        and systems.submitter = scored.submitter
-        and systems.system = scored.system
+    left join scaling_in_force using (round, submitter, system, benchmark)
+    left join systems using (round, submitter, system)
     left join accelerator_names
         on accelerator_names.alias_key
             = name_key(systems.accelerator_name_raw)

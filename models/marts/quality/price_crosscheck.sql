@@ -159,17 +159,9 @@ compared as (
         market.market_median_price_per_gpu_hour,
         market.market_n_providers
     from crosscheck_offers
-    left join by_sku
-        on by_sku.provider = crosscheck_offers.provider
-        and by_sku.sku_key = crosscheck_offers.sku_key
-        and by_sku.pricing_model = crosscheck_offers.pricing_model
-    left join by_accelerator
-        on by_accelerator.provider = crosscheck_offers.provider
-        and by_accelerator.accelerator_id = crosscheck_offers.accelerator_id
-        and by_accelerator.pricing_model = crosscheck_offers.pricing_model
-    left join market
-        on market.accelerator_id = crosscheck_offers.accelerator_id
-        and market.pricing_model = crosscheck_offers.pricing_model
+    left join by_sku using (provider, sku_key, pricing_model)
+    left join by_accelerator using (provider, accelerator_id, pricing_model)
+    left join market using (accelerator_id, pricing_model)
 
 ),
 
