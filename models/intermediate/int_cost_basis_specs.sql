@@ -8,5 +8,4 @@ select
     accelerator_specs.memory_bw_tbps,
     accelerator_specs.interconnect_bw_gbps
 from int_cost_bases as cost_bases
-inner join accelerators as accelerator_specs
-    on accelerator_specs.accelerator_id = cost_bases.accelerator_id
+inner join accelerators as accelerator_specs using (accelerator_id)

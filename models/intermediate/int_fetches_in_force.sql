@@ -44,8 +44,7 @@ successful_fetches as (
         fetches.observed_at_basis is distinct from 'ingest_time'
         or coalesce(registered_sources.kind, 'prices') <> 'prices' as has_recency
     from fetches
-    left join registered_sources
-        on registered_sources.source = fetches.source
+    left join registered_sources using (source)
     where fetches.status in ('ok', 'replayed', 'unchanged')
         and fetches.error_type is null
         and coalesce(fetches.observed_at, fetches.finished_at, fetches.started_at)
@@ -133,8 +132,7 @@ final as (
         greatest(confirmations.confirmed_observed_at, in_force.observed_at)
             as confirmed_observed_at
     from in_force
-    left join confirmations
-        on confirmations.fetch_id = in_force.fetch_id
+    left join confirmations using (fetch_id)
 
 )
 

@@ -82,8 +82,7 @@ results as (
         max(observations.tpot_mean_ms) as tpot_mean_ms,
         max(observations.observed_at) as observed_at
     from observations
-    inner join in_force
-        on in_force.fetch_id = observations.fetch_id
+    inner join in_force using (fetch_id)
     group by all
 
 ),
@@ -104,8 +103,7 @@ loaded_systems as (
         'system_description' as count_basis,
         cast(null as varchar) as system_source_url
     from descriptions
-    inner join in_force
-        on in_force.fetch_id = descriptions.fetch_id
+    inner join in_force using (fetch_id)
     where descriptions.source <> 'mlperf_training'  -- training systems: int_training_results
 
 ),

@@ -95,8 +95,7 @@ scraped_listed as (
                 )
         end as resold_from
     from snapshots
-    left join listing_providers
-        on listing_providers.provider = snapshots.provider
+    left join listing_providers using (provider)
 
 ),
 
@@ -419,8 +418,7 @@ final as (
         case when flagged.observed_at_known then flagged.confirmed_at end as confirmed_at,
         flagged.loaded_at
     from current_offers as flagged
-    left join catalog_accelerators as catalog_parts
-        on catalog_parts.accelerator_id = flagged.accelerator_id
+    left join catalog_accelerators as catalog_parts using (accelerator_id)
 
 )
 

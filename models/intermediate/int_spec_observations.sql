@@ -54,8 +54,7 @@ in_force as (
         name_key(observations.accelerator_name_raw)
             as name_key
     from observations
-    inner join fetches_in_force
-        on fetches_in_force.fetch_id = observations.fetch_id
+    inner join fetches_in_force using (fetch_id)
 
 ),
 

@@ -81,8 +81,7 @@ scraped as (
 
     select observations.*
     from observations
-    inner join curated_accelerators
-        on curated_accelerators.accelerator_id = observations.accelerator_id
+    inner join curated_accelerators using (accelerator_id)
     inner join tracked_metrics
         on tracked_metrics.metric = observations.metric
     where observations.value > 0
@@ -171,8 +170,7 @@ ranked as (
             false
         ) as may_fill
     from all_values
-    left join precedence
-        on precedence.source = all_values.source
+    left join precedence using (source)
 
 ),
 

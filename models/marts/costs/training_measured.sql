@@ -127,8 +127,7 @@ measured as (
     from results
     left join benchmarks using (benchmark)
     left join precisions using (round, submitter, system, benchmark)
-    left join inputs
-        on inputs.accelerator_id = results.accelerator_id
+    left join inputs using (accelerator_id)
 
 ),
 

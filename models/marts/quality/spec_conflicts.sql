@@ -87,8 +87,7 @@ sibling_matches as (
             levenshtein(sibling_values.accelerator_id, disagreements.accelerator_id)
         ) as sibling_id
     from disagreements
-    inner join accelerator_specs
-        on accelerator_specs.accelerator_id = disagreements.accelerator_id
+    inner join accelerator_specs using (accelerator_id)
     inner join accelerator_specs as siblings
         on siblings.vendor = accelerator_specs.vendor
         and siblings.family = accelerator_specs.family
