@@ -80,12 +80,16 @@ first_hand_offers as (
 
 ),
 
-by_sku as (
+-- the first-hand prices of a provider x pricing model, by the offer's SKU and by its
+-- accelerator: one aggregation, two groupings
+first_hand_groups as (
 
     select
         first_hand_offers.provider,
-        first_hand_offers.sku_key,
         first_hand_offers.pricing_model,
+        first_hand_offers.sku_key,
+        first_hand_offers.accelerator_id,
+        grouping(first_hand_offers.sku_key) = 0 as by_sku,
         min(first_hand_offers.price_per_gpu_hour) as min_price_per_gpu_hour,
         max(first_hand_offers.price_per_gpu_hour) as max_price_per_gpu_hour,
         count(*) as n_offers,
@@ -93,30 +97,25 @@ by_sku as (
             as sources,
         max(first_hand_offers.observed_at) as observed_at
     from first_hand_offers
-    group by
-        first_hand_offers.provider,
-        first_hand_offers.sku_key,
-        first_hand_offers.pricing_model
+    group by grouping sets (
+        (first_hand_offers.provider, first_hand_offers.pricing_model, first_hand_offers.sku_key),
+        (first_hand_offers.provider, first_hand_offers.pricing_model,
+            first_hand_offers.accelerator_id)
+    )
+
+),
+
+by_sku as (
+
+    select * exclude (accelerator_id, by_sku) from first_hand_groups
+    where first_hand_groups.by_sku
 
 ),
 
 by_accelerator as (
 
-    select
-        first_hand_offers.provider,
-        first_hand_offers.accelerator_id,
-        first_hand_offers.pricing_model,
-        min(first_hand_offers.price_per_gpu_hour) as min_price_per_gpu_hour,
-        max(first_hand_offers.price_per_gpu_hour) as max_price_per_gpu_hour,
-        count(*) as n_offers,
-        string_agg(distinct first_hand_offers.source, ', ' order by first_hand_offers.source)
-            as sources,
-        max(first_hand_offers.observed_at) as observed_at
-    from first_hand_offers
-    group by
-        first_hand_offers.provider,
-        first_hand_offers.accelerator_id,
-        first_hand_offers.pricing_model
+    select * exclude (sku_key, by_sku) from first_hand_groups
+    where not first_hand_groups.by_sku
 
 ),
 
