@@ -104,8 +104,7 @@ run_accelerators as (
     from runs
     left join aliases
         on aliases.alias_key = runs.accelerator_key
-    left join accelerator_inputs
-        on accelerator_inputs.accelerator_id = aliases.accelerator_id
+    left join accelerator_inputs using (accelerator_id)
 
 ),
 
@@ -154,8 +153,7 @@ resolved as (
     cross join cost_defaults as defaults
     left join cost_assumptions as plain
         on plain.assumption_key = 'mfu_plain'
-    left join accelerator_inputs
-        on accelerator_inputs.accelerator_id = runs.accelerator_id
+    left join accelerator_inputs using (accelerator_id)
 
 ),
 
