@@ -95,8 +95,16 @@ final as (
         throughput.accelerator_id,
         throughput.precision,
         throughput.peak_dense_tflops,
-        -- price_basis ... observed_at (int_cost_bases' columns in their order)
-        cost_bases.* exclude (accelerator_id, purchase_price_usd),
+        cost_bases.price_basis,
+        cost_bases.provider,
+        cost_bases.source,
+        cost_bases.sku,
+        cost_bases.region,
+        cost_bases.fetch_id,
+        cost_bases.source_url,
+        cost_bases.price_per_gpu_hour,
+        cost_bases.currency,
+        cost_bases.observed_at,
         case
             when cost_bases.price_per_gpu_hour is not null then utilisation.utilisation
         end as utilisation,
