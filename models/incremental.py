@@ -119,7 +119,7 @@ SPECS: dict[str, Spec] = {
 def fingerprint(models_dir: Path = MODELS_DIR) -> str:
     """A hash of every model's SQL and of this module: a change rebuilds history in full."""
     h = hashlib.sha256(Path(__file__).read_bytes())
-    for path in sorted(models_dir.glob("*/*.sql")):
+    for path in sorted(models_dir.rglob("*.sql")):  # marts/<domain>/ included
         h.update(path.relative_to(models_dir).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()

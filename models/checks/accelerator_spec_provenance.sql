@@ -92,9 +92,7 @@ problems as (
         'unknown_cell' as problem,
         'no such accelerator or column in catalog/accelerators.csv' as detail
     from spec_sources
-    left join known_cells
-        on known_cells.accelerator_id = spec_sources.accelerator_id
-        and known_cells.metric = spec_sources.metric
+    left join known_cells using (accelerator_id, metric)
     where known_cells.metric is null
 
     union all

@@ -20,8 +20,7 @@ select
     aliases.provider,
     aliases.accelerator_id
 from aliases
-left join accelerator_specs
-    on accelerator_specs.accelerator_id = aliases.accelerator_id
+left join accelerator_specs using (accelerator_id)
 where accelerator_specs.accelerator_id is null
     or aliases.alias_kind is null
     or aliases.alias_kind not in ('gpu_name', 'sku')

@@ -59,8 +59,7 @@ union all
 select 'analyst_gpu_costs', costs.accelerator_id || ' ' || costs.price_basis,
     'source_url, price_date, basis_note, a basis_kind of owned or estimated and a catalogued accelerator'
 from stg_curated__analyst_gpu_costs as costs
-left join stg_curated__accelerators as accelerators
-    on accelerators.accelerator_id = costs.accelerator_id
+left join stg_curated__accelerators as accelerators using (accelerator_id)
 where costs.source_url is null or costs.price_date is null or costs.basis_note is null
     or costs.basis_kind not in ('owned', 'estimated')
     or accelerators.accelerator_id is null

@@ -125,8 +125,7 @@ violations as (
         derived_dense.cited_sparse as value,
         accelerator_specs.vendor_bf16_sparse_tflops as expected
     from derived_dense
-    inner join accelerator_specs
-        on accelerator_specs.accelerator_id = derived_dense.accelerator_id
+    inner join accelerator_specs using (accelerator_id)
     where derived_dense.metric = 'peak_bf16_dense_tflops'
         and derived_dense.cited_sparse is not null
         and accelerator_specs.vendor_bf16_sparse_tflops is not null

@@ -22,6 +22,5 @@ select
     offers.sku,
     offers.gpu_name_raw
 from offers
-anti join accelerator_rows
-    on accelerator_rows.accelerator_id = offers.accelerator_id
+anti join accelerator_rows using (accelerator_id)
 where offers.accelerator_id is not null

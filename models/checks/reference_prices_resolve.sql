@@ -26,8 +26,7 @@ select
     reference_prices.observed_date,
     reference_prices.source_url
 from reference_prices
-left join accelerator_specs
-    on accelerator_specs.accelerator_id = reference_prices.accelerator_id
+left join accelerator_specs using (accelerator_id)
 where accelerator_specs.accelerator_id is null
     or reference_prices.provider is null
     or reference_prices.pricing_model is null

@@ -1,5 +1,5 @@
 -- guards: every spec observation in force was converted to the unit its metric name carries
--- (a unit a stg_<source>__specs model does not know leaves the value null).
+-- (a unit the macro spec_unit_factor does not know leaves the value null).
 
 with
 

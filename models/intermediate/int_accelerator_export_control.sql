@@ -83,8 +83,7 @@ tpp_candidates as (
         bit_lengths.bit_length,
         chosen_values.value * bit_lengths.bit_length as tpp
     from chosen_values
-    inner join bit_lengths
-        on bit_lengths.metric = chosen_values.metric
+    inner join bit_lengths using (metric)
 
 ),
 
@@ -137,8 +136,7 @@ measures as (
         die_areas.die_area_mm2,
         tpp_best.tpp / die_areas.die_area_mm2 as performance_density
     from accelerator_specs
-    left join tpp_best
-        on tpp_best.accelerator_id = accelerator_specs.accelerator_id
+    left join tpp_best using (accelerator_id)
     left join die_areas
         on die_areas.accelerator_id = accelerator_specs.accelerator_id
 
@@ -177,8 +175,7 @@ outcomes as (
             and prong_tests.applies_to = 'data_center' and measures.is_non_data_center)
             filter (where prong_tests.prong is not null), false) as note_2_excludes
     from measures
-    left join prong_tests
-        on prong_tests.accelerator_id = measures.accelerator_id
+    left join prong_tests using (accelerator_id)
     group by measures.accelerator_id
 
 ),
@@ -218,8 +215,7 @@ final as (
         band_prongs.prongs as eccn_3a090_prongs,
         epoch_tpp.tpp_epoch
     from measures
-    left join outcomes
-        on outcomes.accelerator_id = measures.accelerator_id
+    left join outcomes using (accelerator_id)
     left join band_prongs
         on band_prongs.accelerator_id = measures.accelerator_id
     left join epoch_tpp

@@ -121,9 +121,7 @@ joined as (
             else coalesce(spec_sources.value_date = cells.cell_date, false)
         end as value_matches
     from cells
-    left join spec_sources
-        on spec_sources.accelerator_id = cells.accelerator_id
-        and spec_sources.metric = cells.metric
+    left join spec_sources using (accelerator_id, metric)
 
 )
 

@@ -44,8 +44,7 @@ successful_fetches as (
         fetches.observed_at_basis is distinct from 'ingest_time'
         or coalesce(registered_sources.kind, 'prices') <> 'prices' as has_recency
     from fetches
-    left join registered_sources
-        on registered_sources.source = fetches.source
+    left join registered_sources using (source)
     where fetches.status in ('ok', 'replayed', 'unchanged')
         and fetches.error_type is null
         and coalesce(fetches.observed_at, fetches.finished_at, fetches.started_at)
@@ -86,9 +85,7 @@ in_force as (
 
     select good_fetches.*
     from good_fetches
-    left join latest_successful
-        on latest_successful.source = good_fetches.source
-        and latest_successful.stream = good_fetches.stream
+    left join latest_successful using (source, stream)
     qualify row_number() over (
         partition by good_fetches.source, good_fetches.stream
         order by
@@ -114,10 +111,7 @@ confirmations as (
         max(coalesce(same_payload.observed_at, same_payload.finished_at))
             as confirmed_observed_at
     from in_force
-    inner join successful_fetches as same_payload
-        on same_payload.source = in_force.source
-        and same_payload.stream = in_force.stream
-        and same_payload.sha256 = in_force.sha256
+    inner join successful_fetches as same_payload using (source, stream, sha256)
     group by in_force.fetch_id
 
 ),
@@ -138,8 +132,7 @@ final as (
         greatest(confirmations.confirmed_observed_at, in_force.observed_at)
             as confirmed_observed_at
     from in_force
-    left join confirmations
-        on confirmations.fetch_id = in_force.fetch_id
+    left join confirmations using (fetch_id)
 
 )
 

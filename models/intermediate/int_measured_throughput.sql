@@ -82,8 +82,7 @@ results as (
         max(observations.tpot_mean_ms) as tpot_mean_ms,
         max(observations.observed_at) as observed_at
     from observations
-    inner join in_force
-        on in_force.fetch_id = observations.fetch_id
+    inner join in_force using (fetch_id)
     group by all
 
 ),
@@ -104,8 +103,7 @@ loaded_systems as (
         'system_description' as count_basis,
         cast(null as varchar) as system_source_url
     from descriptions
-    inner join in_force
-        on in_force.fetch_id = descriptions.fetch_id
+    inner join in_force using (fetch_id)
     where descriptions.source <> 'mlperf_training'  -- training systems: int_training_results
 
 ),
@@ -128,11 +126,7 @@ systems as (
         'curated' as count_basis,
         curated_systems.source_url as system_source_url
     from curated_systems
-    anti join loaded_systems
-        on loaded_systems.round = curated_systems.round
-        and loaded_systems.division = curated_systems.division
-        and loaded_systems.submitter = curated_systems.submitter
-        and loaded_systems.system = curated_systems.system
+    anti join loaded_systems using (round, division, submitter, system)
 
 ),
 
@@ -204,11 +198,7 @@ final as (
         results.observed_at
 
     from results
-    left join systems
-        on systems.round = results.round
-        and systems.division = results.division
-        and systems.submitter = results.submitter
-        and systems.system = results.system
+    left join systems using (round, division, submitter, system)
     left join accelerator_names
         on accelerator_names.alias_key
             = name_key(systems.accelerator_name_raw)

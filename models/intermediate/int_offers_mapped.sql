@@ -95,8 +95,7 @@ scraped_listed as (
                 )
         end as resold_from
     from snapshots
-    left join listing_providers
-        on listing_providers.provider = snapshots.provider
+    left join listing_providers using (provider)
 
 ),
 
@@ -323,11 +322,7 @@ superseded as (
         older.pricing_model
     from flagged as older
     inner join superseding_by_region as newer
-        on newer.provider = older.provider
-        and newer.accelerator_id = older.accelerator_id
-        and newer.gpu_count = older.gpu_count
-        and newer.pricing_model = older.pricing_model
-        and newer.region = older.region
+        using (provider, accelerator_id, gpu_count, pricing_model, region)
     where older.source_kind in ('first_hand', 'reference')
         and (newer.source <> older.source or older.source = 'reference')
         and older.observed_at_known
@@ -343,10 +338,7 @@ superseded as (
         older.pricing_model
     from flagged as older
     inner join superseding_any_region as newer
-        on newer.provider = older.provider
-        and newer.accelerator_id = older.accelerator_id
-        and newer.gpu_count = older.gpu_count
-        and newer.pricing_model = older.pricing_model
+        using (provider, accelerator_id, gpu_count, pricing_model)
     where older.source_kind in ('first_hand', 'reference')
         and (newer.source <> older.source or older.source = 'reference')
         and (
@@ -362,12 +354,7 @@ current_offers as (
 
     select flagged.*
     from flagged
-    anti join superseded
-        on superseded.source = flagged.source
-        and superseded.provider = flagged.provider
-        and superseded.sku = flagged.sku
-        and superseded.region = flagged.region
-        and superseded.pricing_model = flagged.pricing_model
+    anti join superseded using (source, provider, sku, region, pricing_model)
 
 ),
 
@@ -431,8 +418,7 @@ final as (
         case when flagged.observed_at_known then flagged.confirmed_at end as confirmed_at,
         flagged.loaded_at
     from current_offers as flagged
-    left join catalog_accelerators as catalog_parts
-        on catalog_parts.accelerator_id = flagged.accelerator_id
+    left join catalog_accelerators as catalog_parts using (accelerator_id)
 
 )
 

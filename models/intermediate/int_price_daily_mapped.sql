@@ -58,8 +58,7 @@ final as (
         daily.first_observed_at,
         daily.last_observed_at
     from daily
-    left join listing_providers
-        on listing_providers.provider = daily.provider
+    left join listing_providers using (provider)
     left join name_map
         on name_map.provider = daily.provider
         and name_map.sku = daily.sku

@@ -24,8 +24,7 @@ final as (
         fetches_in_force.stream,
         fetches_in_force.confirmed_at
     from observations
-    inner join fetches_in_force
-        on fetches_in_force.fetch_id = observations.fetch_id
+    inner join fetches_in_force using (fetch_id)
     qualify row_number() over (
         partition by
             observations.fetch_id,

@@ -36,8 +36,7 @@ points_in_force as (
 
     select points.*
     from points
-    inner join in_force
-        on in_force.fetch_id = points.fetch_id
+    inner join in_force using (fetch_id)
 
 ),
 

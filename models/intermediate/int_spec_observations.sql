@@ -1,6 +1,6 @@
 -- one row per spec observation in force: source x stream (the fetch in force) x accelerator
--- name as the source spells it x metric, value in the unit its metric name carries, with the
--- accelerator resolved through catalog/aliases.csv.
+-- name as the source spells it x metric, value converted to the unit its metric name carries
+-- (the macro spec_unit_factor), with the accelerator resolved through catalog/aliases.csv.
 --
 -- * only the fetches in force count (int_fetches_in_force): a failed or refused fetch never
 --   displaces a source's last good data, and an older snapshot never adds to a newer one;
@@ -54,8 +54,7 @@ in_force as (
         name_key(observations.accelerator_name_raw)
             as name_key
     from observations
-    inner join fetches_in_force
-        on fetches_in_force.fetch_id = observations.fetch_id
+    inner join fetches_in_force using (fetch_id)
 
 ),
 
@@ -75,10 +74,10 @@ final as (
         end as mapped_by,
         in_force.metric,
 
-        ---------- value
-        round(in_force.value, 6) as value,
-        in_force.source_value,
-        in_force.source_unit,
+        ---------- value in the unit its metric name carries, and as the source states it
+        round(in_force.value * spec_unit_factor(in_force.metric, in_force.unit), 6) as value,
+        in_force.value as source_value,
+        in_force.unit as source_unit,
 
         ---------- timestamps
         in_force.observed_at

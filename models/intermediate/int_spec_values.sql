@@ -81,8 +81,7 @@ scraped as (
 
     select observations.*
     from observations
-    inner join curated_accelerators
-        on curated_accelerators.accelerator_id = observations.accelerator_id
+    inner join curated_accelerators using (accelerator_id)
     inner join tracked_metrics
         on tracked_metrics.metric = observations.metric
     where observations.value > 0
@@ -145,10 +144,7 @@ scraped_values as (
         scraped_summary.accelerator_names_raw,
         scraped_summary.observed_at
     from scraped_summary
-    inner join scraped_representative
-        on scraped_representative.accelerator_id = scraped_summary.accelerator_id
-        and scraped_representative.metric = scraped_summary.metric
-        and scraped_representative.source = scraped_summary.source
+    inner join scraped_representative using (accelerator_id, metric, source)
 
 ),
 
@@ -174,8 +170,7 @@ ranked as (
             false
         ) as may_fill
     from all_values
-    left join precedence
-        on precedence.source = all_values.source
+    left join precedence using (source)
 
 ),
 
@@ -241,12 +236,8 @@ final as (
         ranked.observed_at
 
     from ranked
-    inner join reference_values
-        on reference_values.accelerator_id = ranked.accelerator_id
-        and reference_values.metric = ranked.metric
-    left join chosen_values
-        on chosen_values.accelerator_id = ranked.accelerator_id
-        and chosen_values.metric = ranked.metric
+    inner join reference_values using (accelerator_id, metric)
+    left join chosen_values using (accelerator_id, metric)
 
 )
 

@@ -59,8 +59,7 @@ runs_in_force as (
             partition by runs.round, runs.submitter, runs.system, runs.benchmark
         ) as n_runs
     from runs
-    inner join in_force
-        on in_force.fetch_id = runs.fetch_id
+    inner join in_force using (fetch_id)
 
 ),
 
@@ -103,8 +102,7 @@ scaling_in_force as (
         scaling.benchmark,
         max(scaling.scaling_factor) as scaling_factor
     from scaling
-    inner join in_force
-        on in_force.fetch_id = scaling.fetch_id
+    inner join in_force using (fetch_id)
     group by all
 
 ),
@@ -122,8 +120,7 @@ systems as (
         any_value(descriptions.availability) as availability,
         any_value(descriptions.framework) as framework
     from descriptions
-    inner join in_force
-        on in_force.fetch_id = descriptions.fetch_id
+    inner join in_force using (fetch_id)
     where descriptions.source = 'mlperf_training'
     group by all
 
@@ -180,15 +177,8 @@ final as (
         scored.observed_at
 
     from scored
-    left join scaling_in_force
-        on scaling_in_force.round = scored.round
-        and scaling_in_force.submitter = scored.submitter
-        and scaling_in_force.system = scored.system
-        and scaling_in_force.benchmark = scored.benchmark
-    left join systems
-        on systems.round = scored.round
-        and systems.submitter = scored.submitter
-        and systems.system = scored.system
+    left join scaling_in_force using (round, submitter, system, benchmark)
+    left join systems using (round, submitter, system)
     left join accelerator_names
         on accelerator_names.alias_key
             = name_key(systems.accelerator_name_raw)

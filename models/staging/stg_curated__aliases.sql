@@ -2,31 +2,11 @@
 -- alias_key is the normalised spelling (lowercase, letters and digits only) used for matching;
 -- provider null means the alias applies to any provider.
 
-with
-
-source as (
-
-    select * from curated.aliases
-
-),
-
-renamed as (
-
-    select
-        ---------- ids
-        nullif(trim(source.alias), '') as alias,
-        name_key(source.alias) as alias_key,
-        nullif(trim(source.accelerator_id), '') as accelerator_id,
-
-        ---------- scope
-        lower(nullif(trim(source.kind), '')) as alias_kind,
-        lower(nullif(trim(source.provider), '')) as provider,
-
-        ---------- provenance
-        nullif(trim(source.note), '') as note
-
-    from source
-
-)
-
-select * from renamed
+select
+    alias,
+    name_key(alias) as alias_key,
+    accelerator_id,
+    lower(kind) as alias_kind,
+    lower(provider) as provider,
+    note
+from curated.aliases

@@ -894,3 +894,19 @@ def test_name_key_sql_and_python_agree():
     assert len(got) > 300
     assert {s: name_key(s) for s in got} == got
     assert name_key("NVIDIA H100-SXM5 80GB") == "nvidiah100sxm580gb"
+
+
+def test_curated_tables_are_typed_and_a_malformed_figure_fails_the_load(tmp_path):
+    con = duckdb.connect()
+    load_curated(con, catalog_dir=FIXTURE_CATALOG)
+    types = dict(con.execute(
+        "select column_name, data_type from duckdb_columns() where schema_name = 'curated' "
+        "and table_name = 'accelerators'").fetchall())
+    assert (types["memory_gb"], types["launch_date"], types["vendor"]) == (
+        "DOUBLE", "DATE", "VARCHAR")
+    # trimmed, and an empty cell is null
+    assert con.execute("select count(*) from curated.accelerators "
+                       "where vendor <> trim(vendor) or vendor = ''").fetchone() == (0,)
+    catalog = copy_catalog(tmp_path / "catalog", **{H100: {"memory_gb": "80 GB"}})
+    with pytest.raises(CuratedDataError, match="accelerators.csv"):
+        load_curated(duckdb.connect(), catalog_dir=catalog)

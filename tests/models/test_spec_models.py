@@ -252,3 +252,27 @@ def test_the_precedence_is_a_csv_row(tmp_path):
     finally:
         con.close()
     assert row == (1400.0, "techpowerup")
+
+
+def test_one_unit_conversion_serves_every_spec_source(con):
+    factor = {(metric, unit): value for metric, unit, value in _rows(con, """
+        select metric, unit, spec_unit_factor(metric, unit) from (values
+            ('memory_gb', 'GiB'), ('memory_gb', 'MiB'), ('memory_gb', 'TB'), ('memory_gb', 'byte'),
+            ('memory_bw_tbps', 'GB/s'), ('memory_bw_tbps', 'byte/s'),
+            ('interconnect_bw_gbps', 'GB/s'), ('interconnect_bw_gbps', 'byte/s'),
+            ('peak_bf16_dense_tflops', 'FLOP/s'), ('peak_fp32_dense_tflops', 'GFLOP/s'),
+            ('peak_fp16_dense_tflops', 'PFLOP/s'), ('tdp_w', 'W'), ('memory_gb', 'furlong')
+        ) as t(metric, unit)""")}
+    assert factor[("memory_gb", "GiB")] == 1.0  # as vendors print it
+    assert factor[("memory_gb", "MiB")] == pytest.approx(1 / 1024)  # 81559 MiB -> 79.6
+    assert factor[("memory_gb", "TB")] == 1000.0
+    assert factor[("memory_gb", "byte")] == pytest.approx(1e-9)  # Epoch's 80e9 byte -> 80
+    assert factor[("memory_bw_tbps", "GB/s")] == pytest.approx(1e-3)  # 3350 GB/s -> 3.35
+    assert factor[("memory_bw_tbps", "byte/s")] == pytest.approx(1e-12)
+    assert factor[("interconnect_bw_gbps", "GB/s")] == 1.0
+    assert factor[("interconnect_bw_gbps", "byte/s")] == pytest.approx(1e-9)
+    assert factor[("peak_bf16_dense_tflops", "FLOP/s")] == pytest.approx(1e-12)
+    assert factor[("peak_fp32_dense_tflops", "GFLOP/s")] == pytest.approx(1e-3)
+    assert factor[("peak_fp16_dense_tflops", "PFLOP/s")] == 1000.0
+    assert factor[("tdp_w", "W")] == 1.0
+    assert factor[("memory_gb", "furlong")] is None  # unknown: spec_units_converted blocks it

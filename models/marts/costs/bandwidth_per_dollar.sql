@@ -12,51 +12,15 @@
 --   interconnect_gbps_per_purchase_kusd [GB/s per 1000 USD]: interconnect_bw_gbps /
 --     (purchase_price_usd / 1000)
 
-with
-
-accelerator_specs as (
-
-    select * from accelerators
-
-),
-
-cost_bases as (
-
-    select * from int_cost_bases
-
-),
-
-final as (
-
-    select
-        cost_bases.accelerator_id,
-        cost_bases.price_basis,
-        cost_bases.provider,
-        cost_bases.source,
-        cost_bases.sku,
-        cost_bases.region,
-        cost_bases.fetch_id,
-        cost_bases.source_url,
-        accelerator_specs.memory_bw_tbps,
-        accelerator_specs.interconnect_bw_gbps,
-        cost_bases.price_per_gpu_hour,
-        cost_bases.currency,
-        cost_bases.observed_at,
-        accelerator_specs.memory_bw_tbps / cost_bases.price_per_gpu_hour as tbps_per_usd_hour,
-        accelerator_specs.interconnect_bw_gbps
-            / cost_bases.price_per_gpu_hour as interconnect_gbps_per_usd_hour,
-        cost_bases.purchase_price_usd,
-        accelerator_specs.memory_bw_tbps
-            / (cost_bases.purchase_price_usd / 1000) as tbps_per_purchase_kusd,
-        accelerator_specs.interconnect_bw_gbps
-            / (cost_bases.purchase_price_usd / 1000) as interconnect_gbps_per_purchase_kusd
-    from cost_bases
-    inner join accelerator_specs
-        on accelerator_specs.accelerator_id = cost_bases.accelerator_id
-    where accelerator_specs.memory_bw_tbps > 0
-        or accelerator_specs.interconnect_bw_gbps > 0
-
-)
-
-select * from final
-order by final.accelerator_id, final.price_basis
+select
+    accelerator_id, price_basis, provider, source, sku, region, fetch_id, source_url,
+    memory_bw_tbps, interconnect_bw_gbps,
+    price_per_gpu_hour, currency, observed_at,
+    memory_bw_tbps / price_per_gpu_hour as tbps_per_usd_hour,
+    interconnect_bw_gbps / price_per_gpu_hour as interconnect_gbps_per_usd_hour,
+    purchase_price_usd,
+    memory_bw_tbps / (purchase_price_usd / 1000) as tbps_per_purchase_kusd,
+    interconnect_bw_gbps / (purchase_price_usd / 1000) as interconnect_gbps_per_purchase_kusd
+from int_cost_basis_specs
+where memory_bw_tbps > 0 or interconnect_bw_gbps > 0
+order by accelerator_id, price_basis

@@ -116,8 +116,7 @@ final as (
         cost_bases.purchase_price_usd,
         cost_bases.purchase_price_usd / throughput.peak_dense_tflops as usd_per_tflops_purchase
     from throughput
-    inner join cost_bases
-        on cost_bases.accelerator_id = throughput.accelerator_id
+    inner join cost_bases using (accelerator_id)
     cross join utilisation
 
 )

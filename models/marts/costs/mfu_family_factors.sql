@@ -139,8 +139,7 @@ final as (
             )) || ' (' || families.mfu_assumption_key || ' / mfu_hopper)'
         end as mfu_source
     from families
-    left join measured_factors
-        on measured_factors.family = families.family
+    left join measured_factors using (family)
 
 )
 

@@ -125,15 +125,9 @@ measured as (
             else 8
         end as gpus_per_instance
     from results
-    left join benchmarks
-        on benchmarks.benchmark = results.benchmark
-    left join precisions
-        on precisions.round = results.round
-        and precisions.submitter = results.submitter
-        and precisions.system = results.system
-        and precisions.benchmark = results.benchmark
-    left join inputs
-        on inputs.accelerator_id = results.accelerator_id
+    left join benchmarks using (benchmark)
+    left join precisions using (round, submitter, system, benchmark)
+    left join inputs using (accelerator_id)
 
 ),
 

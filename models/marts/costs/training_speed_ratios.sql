@@ -72,8 +72,7 @@ estimated as (
             (select defaults.default_goodput from defaults)
         ) as estimated_tflops
     from results
-    inner join benchmarks
-        on benchmarks.benchmark = results.benchmark
+    inner join benchmarks using (benchmark)
 
 ),
 

@@ -103,9 +103,7 @@ final as (
         measured.tokens_per_second_per_accelerator
             / rooflines.output_tokens_per_second_per_gpu as achieved_fraction
     from measured
-    inner join rooflines
-        on rooflines.accelerator_id = measured.accelerator_id
-        and rooflines.benchmark = measured.benchmark
+    inner join rooflines using (accelerator_id, benchmark)
     where rooflines.output_tokens_per_second_per_gpu > 0
 
 )

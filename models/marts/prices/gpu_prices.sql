@@ -140,9 +140,7 @@ final as (
         cheapest.age_days,
         statistics.providers
     from statistics
-    left join cheapest
-        on cheapest.accelerator_id = statistics.accelerator_id
-        and cheapest.pricing_model = statistics.pricing_model
+    left join cheapest using (accelerator_id, pricing_model)
 
 )
 

@@ -57,11 +57,7 @@ final as (
         spot_offers.price_per_hour / on_demand_offers.price_per_hour as spot_to_on_demand_ratio,
         spot_offers.observed_at
     from spot_offers
-    inner join on_demand_offers
-        on on_demand_offers.provider = spot_offers.provider
-        and on_demand_offers.sku = spot_offers.sku
-        and on_demand_offers.region = spot_offers.region
-        and on_demand_offers.currency = spot_offers.currency
+    inner join on_demand_offers using (provider, sku, region, currency)
     where spot_offers.price_per_hour >= on_demand_offers.price_per_hour
 
 )

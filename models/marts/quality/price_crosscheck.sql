@@ -80,12 +80,16 @@ first_hand_offers as (
 
 ),
 
-by_sku as (
+-- the first-hand prices of a provider x pricing model, by the offer's SKU and by its
+-- accelerator: one aggregation, two groupings
+first_hand_groups as (
 
     select
         first_hand_offers.provider,
-        first_hand_offers.sku_key,
         first_hand_offers.pricing_model,
+        first_hand_offers.sku_key,
+        first_hand_offers.accelerator_id,
+        grouping(first_hand_offers.sku_key) = 0 as by_sku,
         min(first_hand_offers.price_per_gpu_hour) as min_price_per_gpu_hour,
         max(first_hand_offers.price_per_gpu_hour) as max_price_per_gpu_hour,
         count(*) as n_offers,
@@ -93,30 +97,25 @@ by_sku as (
             as sources,
         max(first_hand_offers.observed_at) as observed_at
     from first_hand_offers
-    group by
-        first_hand_offers.provider,
-        first_hand_offers.sku_key,
-        first_hand_offers.pricing_model
+    group by grouping sets (
+        (first_hand_offers.provider, first_hand_offers.pricing_model, first_hand_offers.sku_key),
+        (first_hand_offers.provider, first_hand_offers.pricing_model,
+            first_hand_offers.accelerator_id)
+    )
+
+),
+
+by_sku as (
+
+    select * exclude (accelerator_id, by_sku) from first_hand_groups
+    where first_hand_groups.by_sku
 
 ),
 
 by_accelerator as (
 
-    select
-        first_hand_offers.provider,
-        first_hand_offers.accelerator_id,
-        first_hand_offers.pricing_model,
-        min(first_hand_offers.price_per_gpu_hour) as min_price_per_gpu_hour,
-        max(first_hand_offers.price_per_gpu_hour) as max_price_per_gpu_hour,
-        count(*) as n_offers,
-        string_agg(distinct first_hand_offers.source, ', ' order by first_hand_offers.source)
-            as sources,
-        max(first_hand_offers.observed_at) as observed_at
-    from first_hand_offers
-    group by
-        first_hand_offers.provider,
-        first_hand_offers.accelerator_id,
-        first_hand_offers.pricing_model
+    select * exclude (sku_key, by_sku) from first_hand_groups
+    where not first_hand_groups.by_sku
 
 ),
 
@@ -159,17 +158,9 @@ compared as (
         market.market_median_price_per_gpu_hour,
         market.market_n_providers
     from crosscheck_offers
-    left join by_sku
-        on by_sku.provider = crosscheck_offers.provider
-        and by_sku.sku_key = crosscheck_offers.sku_key
-        and by_sku.pricing_model = crosscheck_offers.pricing_model
-    left join by_accelerator
-        on by_accelerator.provider = crosscheck_offers.provider
-        and by_accelerator.accelerator_id = crosscheck_offers.accelerator_id
-        and by_accelerator.pricing_model = crosscheck_offers.pricing_model
-    left join market
-        on market.accelerator_id = crosscheck_offers.accelerator_id
-        and market.pricing_model = crosscheck_offers.pricing_model
+    left join by_sku using (provider, sku_key, pricing_model)
+    left join by_accelerator using (provider, accelerator_id, pricing_model)
+    left join market using (accelerator_id, pricing_model)
 
 ),
 

@@ -87,8 +87,7 @@ sibling_matches as (
             levenshtein(sibling_values.accelerator_id, disagreements.accelerator_id)
         ) as sibling_id
     from disagreements
-    inner join accelerator_specs
-        on accelerator_specs.accelerator_id = disagreements.accelerator_id
+    inner join accelerator_specs using (accelerator_id)
     inner join accelerator_specs as siblings
         on siblings.vendor = accelerator_specs.vendor
         and siblings.family = accelerator_specs.family
@@ -153,12 +152,8 @@ diagnosed as (
                 then 'likely one direction of the link: the catalog keeps the bidirectional total'
         end as diagnosis
     from disagreements
-    inner join accelerator_specs
-        on accelerator_specs.accelerator_id = disagreements.accelerator_id
-    left join sibling_matches
-        on sibling_matches.accelerator_id = disagreements.accelerator_id
-        and sibling_matches.metric = disagreements.metric
-        and sibling_matches.source = disagreements.source
+    inner join accelerator_specs using (accelerator_id)
+    left join sibling_matches using (accelerator_id, metric, source)
 
 ),
 
@@ -179,9 +174,7 @@ final as (
         diagnosed.n_distinct_values,
         diagnosed.observed_at
     from diagnosed
-    inner join value_lists
-        on value_lists.accelerator_id = diagnosed.accelerator_id
-        and value_lists.metric = diagnosed.metric
+    inner join value_lists using (accelerator_id, metric)
 
 )
 

@@ -86,9 +86,7 @@ scraped_disagreements as (
         round(100 * (conflicts.value / filled_cells.cell_value - 1), 2) as pct_diff,
         conflicts.diagnosis
     from conflicts
-    inner join filled_cells
-        on filled_cells.accelerator_id = conflicts.accelerator_id
-        and filled_cells.metric = conflicts.metric
+    inner join filled_cells using (accelerator_id, metric)
     where conflicts.reference_source = 'curated'
 
 ),

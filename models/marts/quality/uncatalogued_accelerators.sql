@@ -63,8 +63,7 @@ unmapped_specs as (
         observations.value,
         observations.observed_at
     from observations
-    left join precedence
-        on precedence.source = observations.source
+    left join precedence using (source)
     where observations.accelerator_id is null
         and observations.name_key <> ''
 
@@ -198,8 +197,7 @@ final as (
         greatest(spec_summary.spec_observed_at, offer_summary.price_observed_at)
             as last_observed_at
     from names
-    left join spec_summary
-        on spec_summary.name_key = names.name_key
+    left join spec_summary using (name_key)
     left join offer_summary
         on offer_summary.name_key = names.name_key
     left join figures

@@ -87,7 +87,8 @@ accelerator_inputs as (
 
 ),
 
-resolved as (
+-- each run's accelerator and its peak at the run's precision
+run_accelerators as (
 
     select
         runs.*,
@@ -99,7 +100,18 @@ resolved as (
             accelerator_inputs.peak_fp8_dense_tflops,
             accelerator_inputs.peak_fp4_dense_tflops,
             accelerator_inputs.peak_int8_dense_tflops
-        ) as peak_dense_tflops,
+        ) as peak_dense_tflops
+    from runs
+    left join aliases
+        on aliases.alias_key = runs.accelerator_key
+    left join accelerator_inputs using (accelerator_id)
+
+),
+
+resolved as (
+
+    select
+        runs.*,
         accelerator_inputs.peak_bf16_dense_tflops,
         mfu_group(accelerator_inputs.family) as mfu_group,
         coalesce(
@@ -110,14 +122,7 @@ resolved as (
                 runs.precision,
                 coalesce(accelerator_inputs.peak_bf16_dense_tflops,
                     accelerator_inputs.peak_fp16_dense_tflops),
-                precision_peak_tflops(
-                    runs.precision,
-                    accelerator_inputs.peak_bf16_dense_tflops,
-                    accelerator_inputs.peak_fp16_dense_tflops,
-                    accelerator_inputs.peak_fp8_dense_tflops,
-                    accelerator_inputs.peak_fp4_dense_tflops,
-                    accelerator_inputs.peak_int8_dense_tflops
-                ),
+                runs.peak_dense_tflops,
                 coalesce(defaults.default_goodput, 1.0)
             ),
             default_training_mfu(
@@ -144,14 +149,11 @@ resolved as (
         end as default_mfu_source,
         plain.value as plain_mfu,
         coalesce(defaults.default_goodput, 1.0) as goodput
-    from runs
+    from run_accelerators as runs
     cross join cost_defaults as defaults
     left join cost_assumptions as plain
         on plain.assumption_key = 'mfu_plain'
-    left join aliases
-        on aliases.alias_key = runs.accelerator_key
-    left join accelerator_inputs
-        on accelerator_inputs.accelerator_id = aliases.accelerator_id
+    left join accelerator_inputs using (accelerator_id)
 
 ),
 

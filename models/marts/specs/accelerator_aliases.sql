@@ -88,8 +88,7 @@ final as (
         keyed.accelerator_id,
         keyed.matched_by
     from keyed
-    inner join unambiguous
-        on unambiguous.alias_key = keyed.alias_key
+    inner join unambiguous using (alias_key)
     where keyed.alias_key <> ''
     qualify row_number() over (
         partition by keyed.alias_key order by keyed.priority, keyed.alias

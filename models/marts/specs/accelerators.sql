@@ -277,8 +277,7 @@ final as (
         export_control.tpp_epoch
 
     from curated_accelerators
-    left join chosen
-        on chosen.accelerator_id = curated_accelerators.accelerator_id
+    left join chosen using (accelerator_id)
     left join chosen_sources
         on chosen_sources.accelerator_id = curated_accelerators.accelerator_id
     left join conflict_counts

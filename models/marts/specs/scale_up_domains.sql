@@ -45,8 +45,7 @@ final as (
         domains.source_url as scale_up_source_url,
         domains.note as scale_up_note
     from accelerator_specs
-    left join domains
-        on domains.accelerator_id = accelerator_specs.accelerator_id
+    left join domains using (accelerator_id)
 
 )
 
