@@ -28,13 +28,10 @@ RATIO_END = "<!-- training-ratios:end -->"
 
 
 def _count(v: Any) -> str:
-    if v is None:
-        return "–"
-    text = f"{float(v):.3g}"
-    if "e" not in text:
-        return text
-    mantissa, exponent = text.split("e")
-    return f"{mantissa}e{int(exponent)}"
+    """output.count, with the page's en dash for a missing figure."""
+    from gpucost.flows.cli.output import count
+
+    return "–" if v is None else count(v)
 
 
 def _hours(v: Any) -> str:
