@@ -257,7 +257,7 @@ def stage_exports(con: duckdb.DuckDBPyConnection, data_dir: Path,
                   changed_since: dict[str, date | None] | None = None) -> StagedExports:
     """Every mart of the build as zstd Parquet and CSV plus schema.json, under temporary names
     (StagedExports.commit() publishes them once the warehouse is swapped in)."""
-    from gpucost.flows.cli.docs import mart_names, schema_document
+    from gpucost.models.docs import mart_names, schema_document
 
     present = {r[0] for r in con.execute(
         "select table_name from duckdb_tables() where database_name = current_database() "

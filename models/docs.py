@@ -16,7 +16,9 @@ Two sources, both plain text in this folder, read without building anything:
    DESIGN.md: the same thing has the same name everywhere). A mart's own entry overrides it.
 
 A mart column documented in neither place is an error (tests/models/test_docs.py), so a new column
-ships with its meaning. This module imports nothing but the standard library.
+ships with its meaning. The same dictionary describes the exports for machines
+(`schema_document`: schema.json beside them, written by every publish). This module imports
+nothing of ours but the runner (and duckdb).
 """
 
 from __future__ import annotations
@@ -24,11 +26,16 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+import duckdb
 
 from gpucost.models import runner
 
 MODELS_DIR = runner.MODELS_DIR
+SCHEMA_FORMAT_VERSION = 1  # of schema.json beside the exports
 GLOSSARY = "glossary.csv"
 _BLOCK_START = re.compile(r"^--\s*columns:\s*$")
 # an entry sits at an indent of 1-3 spaces; deeper-indented lines continue the previous one
@@ -175,3 +182,54 @@ class Dictionary:
                 out.append(f"{mart}.{col} is documented in {where} but the mart has no such "
                            "column: remove or rename the entry")
         return out
+
+
+def mart_names() -> list[str]:
+    return sorted(m.name for m in runner.discover().values() if m.layer == "marts")
+
+
+def mart_columns(con: duckdb.DuckDBPyConnection,
+                 marts: list[str] | None = None) -> dict[str, list[tuple[str, str]]]:
+    """{mart: [(column, type), ...]} for the marts present in the connection's main schema."""
+    marts = mart_names() if marts is None else marts
+    out: dict[str, list[tuple[str, str]]] = {}
+    rows = con.execute(
+        "select table_name, column_name, data_type from duckdb_columns() "
+        "where database_name = current_database() and schema_name = 'main' "
+        "and table_name in (select unnest(?)) order by table_name, column_index",
+        [marts],
+    ).fetchall()
+    for table, column, dtype in rows:
+        out.setdefault(table, []).append((column, dtype))
+    return out
+
+
+def schema_document(con: duckdb.DuckDBPyConnection, *, published_at: datetime,
+                    files: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+    """The machine-readable schema of the marts in `con` (written beside the exports)."""
+    dictionary = Dictionary.load()
+    columns = mart_columns(con)
+    tables: dict[str, Any] = {}
+    for mart, cols in sorted(columns.items()):
+        doc = dictionary.marts.get(mart)
+        rows = con.execute(f'select count(*) from "{mart}"').fetchone()[0]
+        entries = []
+        for col, dtype in cols:
+            cdoc = dictionary.column(mart, col)
+            entries.append({
+                "name": col, "type": dtype,
+                "unit": cdoc.unit if cdoc else "",
+                "description": cdoc.description if cdoc else "",
+            })
+        tables[mart] = {
+            "description": doc.summary if doc else "",
+            "row_count": rows,
+            "files": (files or {}).get(mart, {}),
+            "columns": entries,
+        }
+    return {
+        "format_version": SCHEMA_FORMAT_VERSION,
+        "published_at": published_at.astimezone(UTC).isoformat(),
+        "generated_by": "gpucost (models/docs.py)",
+        "tables": tables,
+    }

@@ -13,20 +13,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
 from gpucost.flows.cli.output import EXIT_FAILED, EXIT_OK
 from gpucost.flows.cli.terminal import safe_lines
 from gpucost.models import runner
-from gpucost.models.docs import Dictionary
+from gpucost.models.docs import Dictionary, mart_columns
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TABLES_MD = REPO_ROOT / "docs" / "tables.md"
-SCHEMA_FORMAT_VERSION = 1
 
 
 class UndocumentedColumnsError(Exception):
@@ -35,28 +32,10 @@ class UndocumentedColumnsError(Exception):
         super().__init__("mart documentation is incomplete:\n  " + "\n  ".join(problems))
 
 
-def mart_names() -> list[str]:
-    return sorted(m.name for m in runner.discover().values() if m.layer == "marts")
-
-
-def mart_columns(con: duckdb.DuckDBPyConnection,
-                 marts: list[str] | None = None) -> dict[str, list[tuple[str, str]]]:
-    """{mart: [(column, type), ...]} for the marts present in the connection's main schema."""
-    marts = mart_names() if marts is None else marts
-    out: dict[str, list[tuple[str, str]]] = {}
-    rows = con.execute(
-        "select table_name, column_name, data_type from duckdb_columns() "
-        "where database_name = current_database() and schema_name = 'main' "
-        "and table_name in (select unnest(?)) order by table_name, column_index",
-        [marts],
-    ).fetchall()
-    for table, column, dtype in rows:
-        out.setdefault(table, []).append((column, dtype))
-    return out
-
-
 def reference_columns() -> dict[str, list[tuple[str, str]]]:
-    """Build every model in memory (curated catalog, empty raw layer); the marts' columns."""
+    """Build every model in memory (curated catalog, empty raw layer); the marts' columns.
+    (Here, not in models/docs.py, because it needs the warehouse's curated loader and raw
+    schema; the dictionary itself, mart_names, mart_columns and schema_document, is there.)"""
     from gpucost.warehouse.curated import load_curated
     from gpucost.warehouse.raw_schema import SCHEMA_SQL
 
@@ -111,37 +90,6 @@ def render_tables_md(columns: dict[str, list[tuple[str, str]]] | None = None,
             assert cdoc is not None  # _check
             out.append(f"| `{col}` | {dtype} | {_cell(cdoc.unit)} | {_cell(cdoc.description)} |")
     return "\n".join(out) + "\n"
-
-
-def schema_document(con: duckdb.DuckDBPyConnection, *, published_at: datetime,
-                    files: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
-    """The machine-readable schema of the marts in `con` (written beside the exports)."""
-    dictionary = Dictionary.load()
-    columns = mart_columns(con)
-    tables: dict[str, Any] = {}
-    for mart, cols in sorted(columns.items()):
-        doc = dictionary.marts.get(mart)
-        rows = con.execute(f'select count(*) from "{mart}"').fetchone()[0]
-        entries = []
-        for col, dtype in cols:
-            cdoc = dictionary.column(mart, col)
-            entries.append({
-                "name": col, "type": dtype,
-                "unit": cdoc.unit if cdoc else "",
-                "description": cdoc.description if cdoc else "",
-            })
-        tables[mart] = {
-            "description": doc.summary if doc else "",
-            "row_count": rows,
-            "files": (files or {}).get(mart, {}),
-            "columns": entries,
-        }
-    return {
-        "format_version": SCHEMA_FORMAT_VERSION,
-        "published_at": published_at.astimezone(UTC).isoformat(),
-        "generated_by": "gpucost (flows/cli/docs.py)",
-        "tables": tables,
-    }
 
 
 def cmd_docs(args: argparse.Namespace) -> int:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import duckdb
 
-from gpucost.flows.cli.docs import mart_names
 from gpucost.flows.ingest import ingest_files
+from gpucost.models.docs import mart_names
 from gpucost.warehouse.publish import serving_path
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

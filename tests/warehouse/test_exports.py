@@ -8,8 +8,7 @@ import pandas as pd
 import pytest
 
 from gpucost.flows import steps
-from gpucost.flows.cli.docs import mart_names
-from gpucost.models.docs import Dictionary
+from gpucost.models.docs import Dictionary, mart_names
 from gpucost.models.runner import CheckFailedError
 from gpucost.warehouse.exports import export_dir
 from gpucost.warehouse.publish import serving_path

@@ -30,9 +30,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpucost.flows.cli.docs import mart_names
 from gpucost.flows.ingest import ingest_files
 from gpucost.flows.steps import check_published
+from gpucost.models.docs import mart_names
 from gpucost.warehouse.exports import export_dir
 from gpucost.warehouse.publish import serving_path
 

@@ -386,7 +386,7 @@ def unmapped_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:
 
 def collect(con: duckdb.DuckDBPyConnection, published_at: datetime) -> ReportData:
     """Every panel of the report, and the row count of each published mart."""
-    from gpucost.flows.cli.docs import mart_names
+    from gpucost.models.docs import mart_names
 
     have = tables(con)
     counts = {m: con.execute(f'select count(*) from "{m}"').fetchone()[0]
