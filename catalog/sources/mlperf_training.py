@@ -68,7 +68,10 @@ MAX_FILES = 400
 LLM_BENCHMARKS = ("gpt3", "llama2_70b_lora", "llama31_8b", "llama31_405b", "llama31_70b",
                   "gpt_oss_20b", "deepseekv3_671b")
 # tokens per sequence where the log does not say: the rules fix it to the reference
-SEQ_LEN_FIXED = {"llama2_70b_lora": 8192.0}
+SEQ_LEN_FIXED = {"llama2_70b_lora": 8192.0, "bert": 512.0}
+# older rounds' benchmarks read for like-for-like speed pairs (README-older-rounds.md): bert
+# samples are sequences (512-token slots); not fetched live (a cost question maps to LLMs)
+PAIR_BENCHMARKS = ("bert",)
 
 _ROUND = r"(?:mlperf_training|training_results)_v(?P<round>\d+\.\d+)/(?:[^/\s]+/)?"
 _RESULT_DIR = r"(?P<submitter>[^/\s]+)/results/(?P<system>[^/\s]+)/(?P<benchmark>[^/\s]+)/"
@@ -123,6 +126,23 @@ def _positive(value: object) -> float | None:
     return value if 0 < value < float("inf") else None
 
 
+def _bert_samples(events: list[dict], gbs: float | None) -> tuple[float | None, str | None]:
+    """The sequences a bert run trained (README-older-rounds.md, "bert keys" and trap 7): the
+    last `eval_accuracy` `epoch_num` where it counts samples; v1.0 NVIDIA logs put 1 there, so
+    then `train_samples` logged after the last evaluation. A `train_samples` logged before
+    training (the v1.0 TPU log's cap of 3,505,152 right after run_start) is never read."""
+    evals = [e for e in events if e["key"] == "eval_accuracy"
+             and isinstance(e.get("metadata"), dict)]
+    last = _positive(evals[-1]["metadata"].get("epoch_num")) if evals else None
+    if last is not None and last > (gbs or 1.0):
+        return last, "eval_accuracy epoch_num (samples) x seq_len"
+    since = (_when(evals[-1]) if evals else None)
+    after = [e for e in events if e["key"] == "train_samples" and since is not None
+             and (_when(e) or since) >= since]
+    samples = _positive(after[-1].get("value")) if after else None
+    return (samples, "train_samples after the last eval x seq_len") if samples else (None, None)
+
+
 def parse_run(payload: Payload, where: re.Match[str]) -> ParseResult:
     text = payload.content.decode("utf-8", errors="replace")
     events, bad = _events(text)
@@ -167,6 +187,9 @@ def parse_run(payload: Payload, where: re.Match[str]) -> ParseResult:
             tokens = _positive(after[-1].get("value")) if after else None
             basis = f"{after[-1]['key']} after run_stop (tokens)" if tokens else None
         samples = tokens / seq_len if tokens and seq_len else None
+    elif benchmark == "bert":  # older rounds: samples trained, read where each stack logs it
+        samples, basis = _bert_samples(events, gbs)
+        tokens = samples * seq_len if samples and seq_len else None
     elif samples is not None and seq_len is not None:  # trap 6
         tokens, basis = samples * seq_len, "run_stop samples_count x seq_len"
     if tokens is None:
@@ -208,8 +231,15 @@ def parse_scaling(payload: Payload, where: re.Match[str]) -> ParseResult:
     return result
 
 
+_TPU_GENERATION = re.compile(r"\btpu[-_ ]?(v\d+[a-z]?)\b", re.IGNORECASE)
+
+
 def parse_system(payload: Payload, where: re.Match[str]) -> ParseResult:
     data = system_json(payload, NAME)
+    name = text(data.get("accelerator_model_name"))
+    gen = _TPU_GENERATION.search(text(data.get("system_name")) or where.group("system"))
+    if name.upper() == "TPU" and gen:  # README-older-rounds trap 3: v1.0 names it just "TPU"
+        data = {**data, "accelerator_model_name": f"TPU {gen.group(1).lower()}"}
     division = text(data.get("division")).lower()  # a training round has no division folder
     return system_result(data, dict(
         round=f"v{where.group('round')}",

@@ -44,11 +44,69 @@ def test_every_recorded_file_parses(training_dir: Path) -> None:
     files = sorted({p for pattern in m.SOURCE.tree_files for p in training_dir.glob(pattern)})
     results = [_load(p) for p in files]
     runs = [r for res in results for r in res.training_runs]
-    assert len(files) == 246 and len(runs) == 206
-    assert sum(len(res.training_scaling) for res in results) == 16
-    assert sum(len(res.systems) for res in results) == 24
-    assert all(r.status == "success" and r.tokens and r.tokens > 0 for r in runs)
+    # README.md: 247 data files (246 run logs, scaling and system files + Nebius summary.json),
+    # 206 runs; README-older-rounds.md: 113 more (94 run logs, 4 scaling, 15 systems; its
+    # summary.csv is no tree file)
+    assert len(files) == 246 + 113 and len(runs) == 206 + 94
+    assert sum(len(res.training_scaling) for res in results) == 16 + 4
+    assert sum(len(res.systems) for res in results) == 24 + 15
+    assert all(r.tokens and r.tokens > 0 for r in runs)
+    # older-rounds trap 1: one aborted run inside a valid result, loaded with its status
+    assert [(r.round, r.system, r.run) for r in runs if r.status != "success"] == [
+        ("v2.1", "dgxh100_preview", "result_3")]
     assert not [x for res in results for x in res.rejects]
+
+
+def test_older_rounds_bert_samples_are_read_where_each_stack_logs_them(training_dir: Path
+                                                                       ) -> None:
+    """README-older-rounds.md, bert keys and trap 7, worked by hand from the logs:
+    * v3.0 Dell H100 result_0: 315,991 ms, last eval epoch_num 2,397,387 samples -> 948.4
+      samples/s per GPU (worked example 1; the log's own tracked_stats says 7586.898 for 8);
+    * v1.0 NVIDIA logs put epoch_num 1 on every eval: train_samples after the last eval,
+      3,000,256 (result_0 of the 8-GPU system);
+    * the v1.0 TPU log's train_samples of 3,505,152 right after run_start is a cap: its last
+      eval's epoch_num, 2,969,918, is what it trained."""
+    root = training_dir
+    [dell] = _load(root / "mlperf_training_v3.0/Dell/results/XE9680x8H100-SXM-80GB/bert/"
+                   "result_0.txt").training_runs
+    seconds = (dell.run_stop - dell.run_start).total_seconds()
+    assert seconds == pytest.approx(315.991)
+    assert dell.samples == 2_397_387 and dell.tokens == 2_397_387 * 512
+    assert dell.samples / seconds / 8 == pytest.approx(948.4, abs=0.05)
+    [a100] = _load(root / "mlperf_training_v1.0/NVIDIA/results/dgxa100_ngc21.05_pytorch/bert/"
+                   "result_0.txt").training_runs
+    assert a100.samples == 3_000_256 and a100.tokens_basis.startswith("train_samples")
+    [tpu] = _load(root / "mlperf_training_v1.0/Google/results/tpu-v4-128-TF/bert/"
+                  "result_0.txt").training_runs
+    assert tpu.samples == 2_969_918 and tpu.seq_len == 512
+    assert (tpu.run_stop - tpu.run_start).total_seconds() == pytest.approx(238.259)
+
+
+def test_older_rounds_aborted_run_and_tpu_generation(training_dir: Path) -> None:
+    """Older-rounds trap 1: v2.1 dgxh100_preview result_3 stops 'aborted' after 422,011 ms
+    (last eval 0.71973 < 0.720); trap 3: the v1.0 TPU system JSON names the part just 'TPU',
+    its generation is in system_name (tpu-v4-128 = 4 chips x 16 hosts = 64 chips)."""
+    [run] = _load(training_dir / "mlperf_training_v2.1/NVIDIA/results/dgxh100_preview/bert/"
+                  "result_3.txt").training_runs
+    assert run.status == "aborted"
+    assert (run.run_stop - run.run_start).total_seconds() == pytest.approx(422.011)
+    [system] = _load(training_dir / "mlperf_training_v1.0/Google/systems/tpu-v4-128-TF.json"
+                     ).systems
+    assert system.accelerator_name_raw == "TPU v4"
+    assert system.accelerators_per_node * system.number_of_nodes == 64
+    assert system.availability == "preview"
+
+
+def test_older_rounds_gpt3_tokens_per_chip(training_dir: Path) -> None:
+    """Worked example 3: 4096 x TPU v5e (v3.1) result_0, 2,668,313 ms for 1,207,959,552
+    tokens (288 steps x 2048 x 2048) = 110.5 tokens/s per chip."""
+    root = training_dir / "mlperf_training_v3.1/Google"
+    [run] = _load(root / "results/cloud-tpu-v5e-4096-PAX/gpt3/result_0.txt").training_runs
+    [system] = _load(root / "systems/cloud-tpu-v5e-4096-PAX.json").systems
+    n = system.accelerators_per_node * system.number_of_nodes
+    seconds = (run.run_stop - run.run_start).total_seconds()
+    assert (n, run.tokens, seconds) == (4096, 1_207_959_552, pytest.approx(2668.313))
+    assert run.tokens / seconds / n == pytest.approx(110.5, abs=0.05)
 
 
 def test_worked_example_gpt3_counts_tokens_not_sequences(training_dir: Path) -> None:

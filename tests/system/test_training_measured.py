@@ -32,7 +32,7 @@ def test_every_recorded_result_is_scored_as_mlperf_scores_it(loaded):
     con = loaded[0]
     rows = _q(con, "select distinct round, submitter, system, benchmark, valid, score_minutes, "
                    "accelerator_id, precision from training_measured")
-    assert len(rows) == 29
+    assert len(rows) == 29 + 15  # README.md's 29 results, README-older-rounds.md's 15
     assert all(r[4] for r in rows) and all(r[6] for r in rows) and all(r[7] for r in rows)
     score = {(r[0], r[2], r[3]): r[5] for r in rows}
     # README worked example 4: median 230.676 x scaling factor 1.16667
@@ -48,6 +48,28 @@ def test_every_recorded_result_is_scored_as_mlperf_scores_it(loaded):
                                                                                   abs=1e-3)
     assert score[("v5.1", "theia_ngpu8_ngc25.09_nemo", "llama31_8b")] == pytest.approx(
         67.373, abs=1e-3)
+    # README-older-rounds.md's worked examples and per-result table, one per new round:
+    # v3.0 Dell H100 bert: middle 8 of 10 runs = 2,526,837 ms / 8 = 5.2642 min x 1.018670 (its
+    # scaling.json) = 5.3625; the A100 twin 15.4152 x 1.021844 = 15.7520
+    assert score[("v3.0", "XE9680x8H100-SXM-80GB", "bert")] == pytest.approx(
+        2_526_837 / 8 / 60000 * 1.018670240082404, abs=1e-4)
+    assert score[("v3.0", "XE9680x8A100-SXM-80GB", "bert")] == pytest.approx(15.7520, abs=1e-3)
+    # v2.1 H100 preview bert: the aborted result_3 counts as the slowest run and is dropped with
+    # the fastest (result_7): the other 8 sum to 3,061,442 ms -> 6.3780 min, no scaling.json
+    assert score[("v2.1", "dgxh100_preview", "bert")] == pytest.approx(3_061_442 / 8 / 60000,
+                                                                       abs=1e-4)
+    # v3.1 TPU v5e gpt3: median of 44.472, 44.685, 44.789 = Google's summary.csv 44.68485
+    assert score[("v3.1", "cloud-tpu-v5e-4096-PAX", "gpt3")] == pytest.approx(44.68485,
+                                                                              abs=1e-4)
+    # v1.0 (no RCP factor in that round's rules) and v4.0 TPU v5p at 1536 chips (x 1.0104)
+    assert score[("v1.0", "tpu-v4-128-TF", "bert")] == pytest.approx(4.059, abs=1e-3)
+    assert score[("v1.0", "dgxa100_ngc21.05_pytorch", "bert")] == pytest.approx(21.693,
+                                                                               abs=1e-3)
+    assert score[("v4.0", "cloud-tpu-v5p-3072-maxtext", "gpt3")] == pytest.approx(39.745,
+                                                                                  abs=1e-3)
+    chips = {(r[0], r[2]): r[6] for r in rows}
+    assert chips[("v1.0", "tpu-v4-128-TF")] == "google-tpu-v4"  # the JSON says just "TPU"
+    assert chips[("v3.0", "XE9680x8A100-SXM-80GB")] == "nvidia-a100-sxm4-80gb"
 
 
 def test_lora_on_h100_is_priced_at_an_observed_8_gpu_offer(loaded):
