@@ -122,16 +122,17 @@ def load_curated(con: duckdb.DuckDBPyConnection, catalog_dir: Path = CATALOG_DIR
 
 
 def _load_sources(con: duckdb.DuckDBPyConnection) -> int:
-    """curated.sources: every registered source with its kind, documented live endpoint and
-    description (the `source_url` of a replayed payload, which has no URL of its own)."""
+    """curated.sources: every registered source with its kind, authority (own, catalog,
+    curated: source precedence within a provider), documented live endpoint and description
+    (the `source_url` of a replayed payload, which has no URL of its own)."""
     import pandas as pd
 
     from gpucost.catalog import sources
 
     frame = pd.DataFrame(
-        [(s.name, s.kind, s.default_url, s.description)
+        [(s.name, s.kind, s.authority, s.default_url, s.description)
          for s in (sources.get(n) for n in sources.names())],
-        columns=["source", "kind", "default_url", "description"])
+        columns=["source", "kind", "authority", "default_url", "description"])
     con.register("_sources", frame)
     try:
         con.execute("create or replace table curated.sources as select * from _sources")

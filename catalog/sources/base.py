@@ -56,6 +56,7 @@ from gpucost.catalog.records import (
 log = logging.getLogger("gpucost.catalog.sources")
 
 KINDS = ("prices", "specs", "throughput")
+AUTHORITIES = ("own", "catalog", "curated")
 
 
 @dataclass(frozen=True)
@@ -191,10 +192,18 @@ class Source:
     # Files identified by their path (a results repository): `gpucost ingest SOURCE DIR`
     # takes a directory and loads the files under it that match these globs.
     tree_files: tuple[str, ...] = ()
+    # Whose word a price row is (source precedence within one provider, issue 37): "own" (the
+    # provider's own page or API), "catalog" (a catalog built from providers' own APIs by a
+    # third party: SkyPilot, gpuhunt), "curated" (public tables typed in by people). An
+    # aggregator's resale is told by the row (listing_kind 'resold'), not the source.
+    authority: str = "own"
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"source {self.name}: kind {self.kind!r} is not one of {KINDS}")
+        if self.authority not in AUTHORITIES:
+            raise ValueError(f"source {self.name}: authority {self.authority!r} is not one of "
+                             f"{AUTHORITIES}")
         if self.parts is not None and self.walk is not None:
             raise ValueError(f"source {self.name}: give parts or walk, not both")
         if self.parts is None and self.walk is None and not (self.payload_name and self.ext):

@@ -205,6 +205,7 @@ def _parse_cloud_gpus(payload: Payload) -> ParseResult:
 
 
 SOURCE = Source(
-    name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse, parts=_parts,
+    name=NAME, kind="prices", authority="curated", default_url=DEFAULT_URL, parse=parse,
+    parts=_parts,
     description="hand-kept multi-provider price tables (FSDL, cloud-gpus.com): comparison only",
 )

@@ -265,6 +265,7 @@ def _parse_tpu_table(payload: Payload) -> ParseResult:
 
 
 SOURCE = Source(
-    name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse, parts=_parts,
+    name=NAME, kind="prices", authority="catalog", default_url=DEFAULT_URL, parse=parse,
+    parts=_parts,
     description="gpuhunt's published provider catalogs (dstack), one zip per provider",
 )

@@ -220,6 +220,7 @@ def _parse_generic(rows: Iterable[dict[str, str]], cloud: str, out: CheapestOffe
 
 
 SOURCE = Source(
-    name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse, parts=_parts,
+    name=NAME, kind="prices", authority="catalog", default_url=DEFAULT_URL, parse=parse,
+    parts=_parts,
     description="SkyPilot's published multi-cloud catalogs (one vms.csv per cloud)",
 )

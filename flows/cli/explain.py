@@ -15,6 +15,8 @@ import argparse
 import sys
 from typing import Any
 
+import duckdb
+
 from gpucost.flows.cli.options import non_negative_int
 from gpucost.flows.cli.output import (
     EXIT_FAILED,
@@ -52,7 +54,31 @@ def explain_fetch(con: Any, fetch_id: int) -> dict[str, Any] | None:
     out["offers_sample"] = [dict(zip(("provider", "sku", "region", "pricing_model",
                                       "price_per_hour", "gpu_count", "price_per_gpu_hour",
                                       "accelerator_id"), r, strict=True)) for r in offers]
+    [(n_disputed, n_stale)] = con.execute(
+        "select count(*) filter (where is_disputed), count(*) filter (where is_stale) "
+        "from gpu_offers where fetch_id = ?", [fetch_id]).fetchall()
+    out["offers_disputed"], out["offers_stale"] = n_disputed, n_stale
+    out["disputes"] = explain_disputes(con, fetch_id)
     return out
+
+
+DISPUTE_FIELDS = ("provider", "sku", "pricing_model", "higher_source", "higher_region",
+                  "higher_price_per_hour", "higher_observed_at", "higher_fetch_id",
+                  "lower_source", "lower_region", "lower_price_per_hour", "lower_observed_at",
+                  "lower_fetch_id", "pct_diff", "disputed_offers")
+
+
+def explain_disputes(con: Any, fetch_id: int) -> list[dict[str, Any]]:
+    """The price disputes (mart price_disputes) a fetch takes part in, on either side: the
+    provider's own page against a catalog or a resale that states another price."""
+    try:
+        rows = con.execute(
+            f"select {', '.join(DISPUTE_FIELDS)} from price_disputes "
+            "where ? in (higher_fetch_id, lower_fetch_id) "
+            "order by provider, sku, pricing_model, higher_region", [fetch_id]).fetchall()
+    except duckdb.CatalogException:  # a warehouse published before price_disputes existed
+        return []
+    return [dict(zip(DISPUTE_FIELDS, r, strict=True)) for r in rows]
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -94,12 +120,24 @@ def cmd_explain(args: argparse.Namespace) -> int:
         "refused (raw.rejects)")
     if found["error_type"]:
         say(f"  error:       {found['error_type']}: {found['error']}")
-    say(f"  in force:    {found['offers_in_force']} offer(s) in gpu_offers")
+    say(f"  in force:    {found['offers_in_force']} offer(s) in gpu_offers"
+        + (f", {found['offers_disputed']} disputed" if found["offers_disputed"] else "")
+        + (f", {found['offers_stale']} stale" if found["offers_stale"] else ""))
     for o in found["offers_sample"]:
         per_gpu = o["price_per_gpu_hour"]
         say(f"    {o['provider']} {o['sku']} {o['region'] or '-'} {o['pricing_model']}: "
             f"{o['price_per_hour']} USD/h"
             + (f" ({per_gpu:.4g} per GPU, {o['accelerator_id']})" if per_gpu else ""))
+    if found["disputes"]:
+        say(f"  disputes:    {len(found['disputes'])} (price_disputes: the provider's own page "
+            "outranks a catalog or a resale; the lower-ranked rows are never a price basis)")
+    for d in found["disputes"][:10]:
+        say(f"    {d['provider']} {d['sku']} {d['pricing_model']}: {d['higher_source']} "
+            f"{d['higher_region'] or '-'} {d['higher_price_per_hour']:.6g} USD/h "
+            f"({d['higher_observed_at']:%Y-%m-%d}, fetch {d['higher_fetch_id']}) vs "
+            f"{d['lower_source']} {d['lower_region'] or '-'} {d['lower_price_per_hour']:.6g} "
+            f"({d['lower_observed_at']:%Y-%m-%d}, fetch {d['lower_fetch_id']}): "
+            f"{d['pct_diff']:+.1f}%, {d['disputed_offers']} offer(s) disputed")
     return EXIT_OK
 
 

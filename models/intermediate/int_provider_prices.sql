@@ -1,16 +1,23 @@
 -- one row per accelerator x pricing_model x seller: that seller's offer in force (USD, whole
 -- GPUs, known price) that stands for it, across every provider listing it (its own listing,
 -- an aggregator's resale, a reference price) and all their sources, regions and skus.
--- * each seller is counted once: a dated offer before an undated one, the seller's own listing
---   before a resold one, then the cheapest per GPU. A first-hand or reference offer always wins
---   over a crosscheck one (curated public tables never override): a seller is is_crosscheck
---   only when no other source prices it.
--- * a price without a date is not a current price: in_statistics is true for the dated sellers,
---   and for undated ones only when the accelerator has no dated price at all, in any pricing
---   model or size (an undated reserved price never heads a row of an accelerator whose
+-- * only prices someone could pay (int_offers_standing): a disputed offer (a catalog or a
+--   resale that the provider's own page contradicts by more than 25%) is never a candidate.
+-- * each seller is counted once, at its newest price: a dated offer before an undated one,
+--   then the offers of the seller's newest observation (within a day of it: one fetch's
+--   regions), its own listing before a resold one, then the cheapest per GPU. A first-hand or
+--   reference offer always wins over a crosscheck one (curated public tables never override): a
+--   seller is is_crosscheck only when no other source prices it.
+-- * fresh sellers decide: is_stale is true for a seller whose newest price is more than
+--   price_max_age_days (180) older than the newest price of the accelerator (any seller); it
+--   is left out of the statistics and counted in n_providers_stale.
+-- * a price without a date is not a current price: in_statistics is true for the dated, fresh
+--   sellers, and for undated ones only when the accelerator has no dated price at all, in any
+--   pricing model or size (an undated reserved price never heads a row of an accelerator whose
 --   on-demand price is dated); provider_rank orders the in_statistics sellers, cheapest first
 --   (null otherwise); n_providers counts them, n_providers_undated the undated sellers left
---   out, n_providers_crosscheck the sellers known only from crosscheck tables.
+--   out, n_providers_stale the stale ones, n_providers_crosscheck the sellers known only from
+--   crosscheck tables.
 -- * provider is who lists the chosen offer (an aggregator for a resold one), seller who runs it.
 -- * the size of the job: min_gpus_per_instance (1, 2, 4, 8) keeps only offers whose instance
 --   holds at least that many GPUs; 1 is every offer (gpu_prices). A multi-GPU run is priced at
@@ -20,7 +27,8 @@ with
 
 offers as (
 
-    select * from int_offers_mapped
+    select * from int_offers_standing
+    where not int_offers_standing.is_disputed
 
 ),
 
@@ -38,6 +46,27 @@ sized_offers as (
     from offers
     inner join instance_sizes
         on offers.gpu_count >= instance_sizes.min_gpus_per_instance
+
+),
+
+candidate_offers as (
+
+    select
+        offers.*,
+        -- the seller's newest dated observation of this part, pricing model and size
+        max(offers.observed_at) filter (
+            where offers.observed_at_known and offers.source_kind <> 'crosscheck'
+        ) over (
+            partition by
+                offers.min_gpus_per_instance,
+                offers.accelerator_id,
+                offers.pricing_model,
+                offers.seller
+        ) as seller_newest_observed_at
+    from sized_offers as offers
+    where offers.accelerator_id is not null
+        and offers.currency = 'USD'
+        and offers.price_per_gpu_hour is not null
 
 ),
 
@@ -63,6 +92,8 @@ priced_offers as (
             order by
                 offers.source_kind = 'crosscheck',
                 offers.observed_at_known desc,
+                offers.observed_at >= offers.seller_newest_observed_at - interval 1 day
+                    desc nulls last,
                 offers.listing_kind = 'resold',
                 offers.price_per_gpu_hour,
                 offers.observed_at desc,
@@ -70,10 +101,7 @@ priced_offers as (
                 offers.sku,
                 offers.region
         ) as offer_rank
-    from sized_offers as offers
-    where offers.accelerator_id is not null
-        and offers.currency = 'USD'
-        and offers.price_per_gpu_hour is not null
+    from candidate_offers as offers
 
 ),
 
@@ -82,6 +110,7 @@ seller_offers as (
     select
         priced_offers.*,
         not priced_offers.is_crosscheck
+        and not priced_offers.is_stale
         and (
             priced_offers.observed_at_known
             -- an undated price counts only for an accelerator no dated price covers, in
@@ -119,6 +148,8 @@ final as (
         cheapest_per_provider.age_days,
         cheapest_per_provider.observed_at,
         cheapest_per_provider.n_offers,
+        cheapest_per_provider.is_stale,
+        cheapest_per_provider.newest_observed_at,
         cheapest_per_provider.in_statistics,
         count(*) filter (where cheapest_per_provider.in_statistics) over (
             partition by
@@ -129,12 +160,21 @@ final as (
         count(*) filter (
             where not cheapest_per_provider.is_crosscheck
                 and not cheapest_per_provider.in_statistics
+                and not cheapest_per_provider.is_stale
         ) over (
             partition by
                 cheapest_per_provider.min_gpus_per_instance,
                 cheapest_per_provider.accelerator_id,
                 cheapest_per_provider.pricing_model
         ) as n_providers_undated,
+        count(*) filter (
+            where cheapest_per_provider.is_stale and not cheapest_per_provider.is_crosscheck
+        ) over (
+            partition by
+                cheapest_per_provider.min_gpus_per_instance,
+                cheapest_per_provider.accelerator_id,
+                cheapest_per_provider.pricing_model
+        ) as n_providers_stale,
         count(*) filter (where cheapest_per_provider.is_crosscheck) over (
             partition by
                 cheapest_per_provider.min_gpus_per_instance,

@@ -37,12 +37,16 @@
 --     aggregate, per GPU (whole GPUs only); null for price lists
 --   p90_price_per_gpu_hour [USD per GPU-hour (in currency)]: 90th-percentile offer of a marketplace
 --     aggregate, per GPU (whole GPUs only); null for price lists
+--   is_disputed: the provider's own page or API states a price more than 25% away for this sku
+--     (price_disputes): listed, never a minimum, median input or price basis
+--   is_stale: dated more than price_max_age_days (180) before the newest price of the same
+--     accelerator: listed, never in a statistic or price basis
 
 with
 
 offers as (
 
-    select * from int_offers_mapped
+    select * from int_offers_standing
 
 ),
 
@@ -77,7 +81,9 @@ final as (
         offers.observed_at_known,
         offers.age_days,
         offers.confirmed_at,
-        offers.loaded_at
+        offers.loaded_at,
+        offers.is_disputed,
+        offers.is_stale
     from offers
 
 )

@@ -4,6 +4,11 @@
 -- its own listing before a resold one, then its cheapest (seller_prices); min / p25 /
 -- median are taken over those per-seller prices (quantile_cont), and the cheapest is named.
 --
+-- Fresh sellers decide: each seller at its newest price, and a seller whose newest price is more
+-- than price_max_age_days (180) older than the accelerator's newest is left out (counted in
+-- n_providers_stale). Disputed offers (a catalog the provider's own page contradicts) never
+-- count.
+--
 -- A price without a date is not a current price: the statistics and the cheapest are over the
 -- dated sellers only (undated ones are counted in n_providers_undated; a pricing model priced
 -- only without a date has no statistics, n_providers 0) whenever the accelerator has a dated
@@ -25,6 +30,8 @@
 --     force; dated ones when any seller has a dated price), each counted once
 --   n_providers_undated [providers]: sellers with only an undated price, left out of the
 --     statistics because the accelerator has a dated price
+--   n_providers_stale [providers]: sellers whose newest price is more than price_max_age_days
+--     (180) older than the accelerator's newest price, left out of the statistics
 --   cheapest_seller: who runs the cheapest machine (cheapest_provider lists it)
 --   observed_at_known: false when the statistics rest on undated prices only
 --   min_price_per_gpu_hour [USD per GPU-hour]: cheapest provider's price
@@ -49,8 +56,8 @@
 --   crosscheck_median_price_per_gpu_hour [USD per GPU-hour]: median over the crosscheck-only
 --     providers' cheapest prices; null when there are none
 --   providers: the sellers with a price, comma-separated, those behind the statistics first; a
---     seller priced only without a date is marked "(undated)", a crosscheck-only one
---     "(crosscheck)"
+--     seller priced only without a date is marked "(undated)", a stale one "(stale)", a
+--     crosscheck-only one "(crosscheck)"
 
 with
 
@@ -74,7 +81,11 @@ statistics as (
         count(*) filter (where provider_prices.in_statistics) as n_providers,
         count(*) filter (
             where not provider_prices.is_crosscheck and not provider_prices.in_statistics
+                and not provider_prices.is_stale
         ) as n_providers_undated,
+        count(*) filter (
+            where provider_prices.is_stale and not provider_prices.is_crosscheck
+        ) as n_providers_stale,
         count(*) filter (where provider_prices.is_crosscheck) as n_providers_crosscheck,
         count(*) as n_providers_listed,
         min(provider_prices.price_per_gpu_hour)
@@ -89,6 +100,7 @@ statistics as (
             provider_prices.seller
             || case
                 when provider_prices.is_crosscheck then ' (crosscheck)'
+                when provider_prices.is_stale then ' (stale)'
                 when not provider_prices.in_statistics then ' (undated)'
                 else ''
             end,
@@ -119,6 +131,7 @@ final as (
         statistics.n_offers,
         statistics.n_providers,
         statistics.n_providers_undated,
+        statistics.n_providers_stale,
         statistics.n_providers_crosscheck,
         statistics.n_providers_listed,
         statistics.min_price_per_gpu_hour,
