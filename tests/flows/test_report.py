@@ -293,13 +293,18 @@ def test_report_command(service_warehouse, tmp_path, monkeypatch, capsys):
 
 
 def test_report_leads_with_prices_and_draws_a_line_per_provider(service_warehouse, tmp_path):
-    """The price table names the accelerator as people read it and the per-GPU price of
-    SkyPilot's Lambda catalog of 2026-03-08 (27.92 / 8 = 3.490); the history draws one line
-    per provider (lambda: 3.49 on 2026-03-01 and 03-08 in the fixtures), no crosscheck."""
+    """The price table names the accelerator as people read it and each seller at its newest
+    price: Lambda's is the reference price typed from its catalog of 2026-05-07 (31.92 / 8 =
+    3.990), newer than the fixtures' SkyPilot Lambda catalog of 2026-03-08 (3.490); AWS's
+    newest (the reference 55.04 / 8 of 2025-06-05) is more than 180 days behind Oracle's of
+    2026-10-01: stale, after the fresh sellers. The history draws one line per provider
+    (lambda: 3.49 on 2026-03-01 and 03-08 in the fixtures), no crosscheck."""
     html = write_report(service_warehouse, tmp_path / "report.html").read_text()
     assert html.index('data-table="prices"') < html.index('data-chart="cost-per-eflop"')
-    assert ("<td>NVIDIA H100 SXM5 80GB</td><td>lambda</td><td class=\"num\">3.490</td>"
+    assert ("<td>NVIDIA H100 SXM5 80GB</td><td>lambda</td><td class=\"num\">3.990</td>"
             in html)
+    assert ('<tr class="stale" data-dated="true"><td>NVIDIA H100 SXM5 80GB</td><td>aws</td>'
+            '<td class="num">6.880</td>' in html)
     assert "<td></td><td><a" not in html  # an unknown age says so, never a blank cell
     # reference prices count, marked and linked to the page they were typed from: RunPod's
     # on-demand H100 SXM, 2.99 (catalog/reference_prices.csv, 2026-08-10)
@@ -378,7 +383,8 @@ def _price_rows(html: str) -> list[tuple[str, str, str, str, str]]:
 
 
 def test_rent_now_lists_dated_offers_first_and_marks_undated(dated_and_undated, tmp_path):
-    """Cudo's undated 1.000 is cheaper than Lambda's dated 3.490 but is not a current price:
+    """Cudo's undated 1.000 is cheaper than Lambda's dated 3.990 (its newest: the reference
+    price of 2026-05-07, newer than the fixture catalog's 3.490) but is not a current price:
     it comes after every dated H100 SXM row, marked "date unknown"; the dated row says its
     age; across the whole table no undated row precedes a dated one of its accelerator."""
     con = duckdb.connect(str(serving_path(dated_and_undated)), read_only=True)
@@ -393,7 +399,7 @@ def test_rent_now_lists_dated_offers_first_and_marks_undated(dated_and_undated, 
     assert "lambda" in providers and "cudo" in providers
     lam, cudo = h100[providers.index("lambda")], h100[providers.index("cudo")]
     assert providers.index("lambda") < providers.index("cudo")
-    assert lam[0] == "true" and lam[3] == "3.490" and lam[4].endswith(" d")
+    assert lam[0] == "true" and lam[3] == "3.990" and lam[4].endswith(" d")
     assert cudo[0] == "false" and cudo[3] == "1.000" and cudo[4] == "date unknown"
     for acc in {r[1] for r in rows}:
         flags = [r[0] for r in rows if r[1] == acc]

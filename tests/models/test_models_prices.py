@@ -83,11 +83,13 @@ def test_gpu_prices_list_crosscheck_providers_without_using_them(con) -> None:
         "min_price_per_gpu_hour, median_price_per_gpu_hour, cheapest_provider, "
         "crosscheck_median_price_per_gpu_hour from gpu_prices "
         "where accelerator_id = ? and pricing_model = 'on_demand'", [H100]).fetchone()
-    # first-hand and reference: aws 98.32 / 8 and lambda 2.49 (reference prices of the fixture
-    # catalog), runpod 2.99 (its crosscheck 1.99 does not override it); coreweave (1.50,
-    # cheaper, crosscheck only) is listed but stays out of min / median / cheapest
-    assert row == (3, 1, 4, "aws, lambda, runpod, coreweave (crosscheck)", 2.49, 2.99,
-                   "lambda", 1.5)
+    # first-hand and reference: lambda 2.49 (a reference price of the fixture catalog), runpod
+    # 2.99 (its crosscheck 1.99 does not override it): median 2.74; aws's reference 98.32 / 8
+    # of 2025-06-01 is 273 days older than the newest H100 price (runpod, 2026-03-01): a stale
+    # seller, listed, out of the statistics (issue 37); coreweave (1.50, cheaper, crosscheck
+    # only) is listed but stays out of min / median / cheapest
+    assert row == (2, 1, 4, "lambda, runpod, aws (stale), coreweave (crosscheck)", 2.49,
+                   pytest.approx(2.74), "lambda", 1.5)
     kinds = dict(con.execute("select sku, source_kind from gpu_offers where accelerator_id = ? "
                              "and pricing_model = 'on_demand'", [H100]).fetchall())
     assert kinds["costh100"] == "crosscheck" and kinds["H100 SXM"] == "first_hand"
@@ -97,7 +99,9 @@ def test_price_bases_never_use_crosscheck(con) -> None:
     rows = con.execute("select price_basis, provider, price_per_gpu_hour from int_price_bases "
                        "where accelerator_id = ? and min_gpus_per_instance = 1 order by 1",
                        [H100]).fetchall()
-    assert rows == [("community_min", "vast", 2.0), ("on_demand_median", None, 2.99),
+    # the median of the fresh sellers' prices (lambda 2.49, runpod 2.99; aws is stale)
+    assert rows == [("community_min", "vast", 2.0), ("on_demand_median", None,
+                                                     pytest.approx(2.74)),
                     ("on_demand_min", "lambda", 2.49), ("reserved_1y_min", "aws", 8.0)]
 
 

@@ -42,6 +42,7 @@ nav a{margin-right:12px;font-size:13px}
 table.prices td.num{text-align:right;font-variant-numeric:tabular-nums}
 table.prices tr.undated td{color:#777;background:#f7f7f7}
 table.prices tr.undated td.age{font-style:italic}
+table.prices tr.stale td{color:#777}
 .basis{font-size:12px;color:#333;margin:2px 0 6px;font-weight:bold}
 .pair>div{min-width:0}
 """
@@ -65,18 +66,26 @@ def _basis_line(chart: str, panel: Panel) -> str:
 
 def _price_row(name: str, provider: str, seller: str | None, listing_kind: str | None,
                price: float, sku: str, dated: bool, age: float | None,
-               observed_at: datetime | None, source: str, url: str | None) -> str:
+               observed_at: datetime | None, source: str, url: str | None,
+               stale: bool = False) -> str:
     """One row of the "rent now" table: a dated offer with its age, or an undated one
-    marked "date unknown" (class undated, data-dated false)."""
+    marked "date unknown" (class undated, data-dated false); a stale seller's (its newest
+    price more than price_max_age_days behind the part's newest: not in the statistics) says
+    "stale" beside its age (class stale)."""
     who = provider
     if seller and seller != provider:
         who = f"{provider} (resells {seller})" if listing_kind == "resold" else \
             f"{provider} (seller {seller})"
     if dated:
         when = observed_at.strftime("%Y-%m-%d") if observed_at else ""
-        age_cell = (f'<td class="age" title="observed {esc(when)}">'
-                    f"{esc(age_text(age) if age is not None else when)}</td>")
-        head = '<tr data-dated="true">'
+        age = esc(age_text(age) if age is not None else when)
+        if stale:
+            age_cell = (f'<td class="age" title="observed {esc(when)}; far behind the newest '
+                        f'price of this part: not in the statistics">{age}, stale</td>')
+            head = '<tr class="stale" data-dated="true">'
+        else:
+            age_cell = f'<td class="age" title="observed {esc(when)}">{age}</td>'
+            head = '<tr data-dated="true">'
     else:
         age_cell = ('<td class="age" title="from a file replayed without any date: not a '
                     'current price">date unknown</td>')

@@ -127,16 +127,18 @@ def prices_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:
         )
         select accelerators.name, offers.provider, offers.seller, offers.listing_kind,
             offers.price_per_gpu_hour, offers.sku, offers.observed_at_known, offers.age_days,
-            offers.observed_at, offers.source, offers.source_url
+            offers.observed_at, offers.source, offers.source_url, offers.is_stale
         from seller_prices as offers
         inner join ranked using (accelerator_id)
         inner join accelerators using (accelerator_id)
         where not offers.is_crosscheck and offers.pricing_model = 'on_demand'
         qualify row_number() over (partition by offers.accelerator_id
-            order by offers.observed_at_known desc, offers.price_per_gpu_hour, offers.provider)
+            order by offers.observed_at_known desc, offers.is_stale,
+                offers.price_per_gpu_hour, offers.provider)
             <= {PRICE_TABLE_PROVIDERS}
         order by ranked.n_dated desc, ranked.n_sellers desc, offers.accelerator_id,
-            offers.observed_at_known desc, offers.price_per_gpu_hour, offers.provider
+            offers.observed_at_known desc, offers.is_stale, offers.price_per_gpu_hour,
+            offers.provider
     """).fetchall()
     if not rows:
         return Panel(missing="no first-hand or reference on-demand USD price in force yet")
@@ -146,7 +148,9 @@ def prices_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:
         f"the {PRICE_TABLE_ACCELERATORS} accelerators offered by the most sellers with a dated "
         f"price; per accelerator up to {PRICE_TABLE_PROVIDERS} sellers (who runs the machine, "
         "counted once however many providers list it), each at its dated on-demand offer in "
-        "force, cheapest first, with the age of that observation. An offer from a file "
+        "force, cheapest first, with the age of that observation; a seller whose newest "
+        "price is more than 180 days behind the part's newest comes after them, marked "
+        "stale (not in the statistics). An offer from a file "
         "replayed without any date is not a current price: it comes after every dated one, "
         "marked \"date unknown\". Source 'reference': typed from a dated public price page; "
         "crosscheck tables are left out. `gpucost offers NAME --include-reference` lists "
