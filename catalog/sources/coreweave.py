@@ -53,11 +53,10 @@ from bs4 import BeautifulSoup, Tag
 
 from gpucost.catalog.pages import (
     classes,
-    first_price,
     leading_gpu_count,
     leading_number,
-    no_price_reason,
     node_text,
+    price_or_reject,
     read_page,
 )
 from gpucost.catalog.parsing import GPU_COUNT_INVALID, CheapestOffers
@@ -115,9 +114,9 @@ def _parse_2023_row(row: Tag, offers: CheapestOffers) -> None:
         offers.reject("truncated_row", f"{name}: no cells after the name (the page is cut)", raw)
         return
     price_text = cells[-1]
-    price = first_price(price_text)
+    price = price_or_reject(price_text, offers.result.rejects,
+                            f"{name}: GPU component {price_text!r}", raw)
     if price is None:
-        offers.reject(no_price_reason(price_text), f"{name}: GPU component {price_text!r}", raw)
         return
     vram = leading_number(cells[0]) if len(cells) >= 2 else None
     offers.add(PriceObservation(
@@ -197,11 +196,10 @@ def _parse_2026_row(row: Tag, has_regions: bool, offers: CheapestOffers) -> None
         if model is None:
             continue  # "Inference Single CPU Price": a per-GPU figure, mislabelled
         value_text = node_text(span.find("span", class_="item-value"))
-        price = first_price(value_text)
+        context = "contact sales" if contact and model == "on_demand" else ""
+        price = price_or_reject(value_text, offers.result.rejects,
+                                f"{what} {model}: {value_text!r}", raw, context=context)
         if price is None:
-            context = "contact sales" if contact and model == "on_demand" else ""
-            offers.reject(no_price_reason(value_text, context),
-                          f"{what} {model}: {value_text!r}", raw)
             continue
         offers.add(PriceObservation(
             provider="coreweave", sku=name, region=region, pricing_model=model,

@@ -44,10 +44,9 @@ from bs4 import BeautifulSoup
 from gpucost.catalog.pages import (
     DOLLAR_PRICE,
     classes,
-    first_price,
     leading_number,
-    no_price_reason,
     node_text,
+    price_or_reject,
     read_page,
     reserved_model,
     says_on_demand,
@@ -155,9 +154,8 @@ def _parse_row(name: str, cells: list[str], columns: list[str], component: bool,
         if model is None:
             offers.reject(reason, f"{name}: column {column!r} ({cell!r})", raw)
             continue
-        price = first_price(cell)
+        price = price_or_reject(cell, offers.result.rejects, f"{name} {model}: {cell!r}", raw)
         if price is None:
-            offers.reject(no_price_reason(cell), f"{name} {model}: {cell!r}", raw)
             continue
         offers.add(PriceObservation(
             provider="fluidstack", sku=sku, region="", pricing_model=model,
