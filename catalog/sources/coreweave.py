@@ -10,7 +10,8 @@ Two layouts are known (both recorded in ../shared/data/prices/pricing_pages_html
   (CoreWeave's à-la-carte model), so it is not an instance price. It is kept as an
   ``on_demand`` observation of one GPU (gpu_count 1) whose sku names the component,
   ``gpu-component:<data-product>`` (``gpu-component:hgx-h100``), so it never shares an
-  offer key with a whole-instance price. vcpus / ram_gb stay empty: the page's figures are
+  offer key with a whole-instance price, and price_kind "gpu_component" (never a minimum or
+  a price basis). vcpus / ram_gb stay empty: the page's figures are
   the maxima one may add, not what the price includes.
 * ≈2026 instance tables (``coreweave.com/pricing``): ``div.table-row-v2`` rows, one per
   instance, each with a summary grid (name, GPU count, VRAM, vCPUs, RAM, storage, prices)
@@ -122,7 +123,7 @@ def _parse_2023_row(row: Tag, offers: CheapestOffers) -> None:
     offers.add(PriceObservation(
         provider="coreweave", sku=COMPONENT_PREFIX + (product or name), region="",
         pricing_model="on_demand", price_per_hour=price, gpu_name_raw=name, gpu_count=1.0,
-        gpu_memory_gb=vram,
+        gpu_memory_gb=vram, price_kind="gpu_component",
     ), raw)
 
 
