@@ -1,6 +1,7 @@
 """Reading a scraped pricing page: its tree and capture time, and the text of its cells
 (cleaned node text, the first dollar price, numbers, a GPU count at the start of a cell, why
-a cell has no price, on-demand labels, reservation terms). A parser whose page needs another
+a cell has no price, a price cell read to its price or else its named reject in one step:
+price_or_reject, on-demand labels, reservation terms). A parser whose page needs another
 reading keeps a local variant and says why.
 
 The source contract is catalog/sources/base.py; the helpers every parser shares (the
@@ -15,7 +16,7 @@ from datetime import UTC, datetime
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from gpucost.catalog.parsing import read_gpu_count
-from gpucost.catalog.records import ParseResult, Payload
+from gpucost.catalog.records import ParseResult, Payload, Reject
 
 _WAYBACK_CAPTURE = re.compile(r"web\.archive\.org/web/(?P<ts>\d{14})(?:[a-z]{2}_)?/")
 
@@ -127,6 +128,21 @@ def no_price_reason(text: str, context: str = "", *, not_available: bool = True)
     if not_available and text.strip().lower().replace(" ", "") in {"n/a", "na"}:
         return "price_not_available"
     return "zero_or_missing_price"
+
+
+def price_or_reject(text: str, rejects: list[Reject], detail: str, raw: str = "", *,
+                    pattern: re.Pattern[str] = DOLLAR_PRICE, context: str = "",
+                    not_available: bool = True, reason: str | None = None) -> float | None:
+    """The price a cell's `text` states (first_price with `pattern`), or None after appending
+    its named Reject to `rejects` (a ParseResult's or a CheapestOffers' result's list): the
+    reason is no_price_reason(text, context, not_available=...) ("no_price_contact_sales",
+    "price_not_available", "zero_or_missing_price"), or `reason` itself for a page whose
+    parser does not tell empty cells apart; `detail` and `raw` as the Reject's."""
+    price = first_price(text, pattern)
+    if price is None:
+        rejects.append(Reject(
+            reason or no_price_reason(text, context, not_available=not_available), detail, raw))
+    return price
 
 
 def says_on_demand(label: str) -> bool:

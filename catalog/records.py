@@ -22,12 +22,34 @@ PRICING_MODELS = frozenset(
 )
 
 
+# What a price buys (DESIGN.md invariant 14): one meaning per value.
+PRICE_KINDS = frozenset(
+    {
+        "instance",  # a whole rentable instance / machine (the default)
+        # a GPU that must be attached to a host VM, priced together with the cheapest host it
+        # attaches to from the same catalog (GCP N1 + T4: GPU row + n1 VM row)
+        "gpu_with_host",
+        # an attach-only GPU with no host price in the payload: the GPU alone, never a
+        # minimum or a price basis (listed only)
+        "gpu_only",
+        # a GPU component price with vCPUs and RAM billed on top (CoreWeave's 2023 a-la-carte
+        # grid): never a minimum or a price basis
+        "gpu_component",
+        # a per-GPU list price of a shape rented only whole, multiplied out to the shape
+        # (Oracle's price list: BM.GPU.H100.8 = 8 x the per-GPU price)
+        "shape_per_gpu",
+    }
+)
+
+
 @dataclass(frozen=True, slots=True)
 class PriceObservation:
     """One listed price of one offer (instance type x region x pricing model) at one time.
 
     `price_per_hour` is always the price of the whole row (the instance), in `currency`.
     Parsers of per-GPU price pages multiply by `gpu_count`. An unknown price is None, never 0.
+    `price_kind` (one of PRICE_KINDS) says what that price buys: a whole instance unless the
+    parser says otherwise.
     """
 
     provider: str  # who sells it: aws, azure, gcp, lambda, runpod, vast, ...
@@ -50,10 +72,13 @@ class PriceObservation:
     offer_count: int | None = None
     price_p10_per_hour: float | None = None
     price_p90_per_hour: float | None = None
+    price_kind: str = "instance"  # what the price buys: one of PRICE_KINDS
 
     def __post_init__(self) -> None:
         if self.pricing_model not in PRICING_MODELS:
             raise ValueError(f"unknown pricing_model {self.pricing_model!r}")
+        if self.price_kind not in PRICE_KINDS:
+            raise ValueError(f"unknown price_kind {self.price_kind!r}")
         if self.observed_at is not None and self.observed_at.tzinfo is None:
             raise ValueError("observed_at must be timezone-aware")
 

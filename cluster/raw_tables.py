@@ -90,6 +90,9 @@ PRICE_SCHEMA = _schema([
     ("offer_count", IntegerType(), False),
     ("price_p10_per_hour", DoubleType(), False),
     ("price_p90_per_hour", DoubleType(), False),
+    # optional: a table created before the column existed gains it (SharedRaw.ensure_tables),
+    # and its older rows read as null, i.e. 'instance' (stg_raw__price_observations)
+    ("price_kind", StringType(), False),
 ])
 if [f.name for f in PRICE_SCHEMA.fields] != PRICE_COLUMNS:
     raise ImportError("warehouse/raw_schema.py PRICE_COLUMNS changed: update PRICE_SCHEMA")

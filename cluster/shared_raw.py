@@ -290,6 +290,18 @@ class SharedRaw:
         """The second commit (a seam: the tests kill a writer here)."""
         self._append_once(FETCHES, marker, fetch_id, PART_MARKER, look_in_rows=look_in_rows)
 
+    def _with_new_columns(self, name: str, table: Table, data: pa.Table) -> Table:
+        """`table`, first given the columns of its schema in this code that it lacks (a
+        table created before a column was added, e.g. price_kind): they are optional, so
+        its older rows read as null. A race with another writer doing the same is a failed
+        commit, retried by the caller (which then finds the columns there)."""
+        have = {f.name for f in table.schema().fields}
+        if set(data.schema.names) <= have:
+            return table
+        with table.update_schema() as update:
+            update.union_by_name(PRICE_SCHEMA if name == OBSERVATIONS else FETCH_SCHEMA)
+        return self.catalog.load_table((self.namespace, name))
+
     def _append_once(self, name: str, data: pa.Table, fetch_id: str, part: str, *,
                      look_in_rows: bool = False) -> None:
         """Append `data` to raw.<name> exactly once.
@@ -311,6 +323,7 @@ class SharedRaw:
                 table = self.catalog.load_table((self.namespace, name))
                 if landed(table, fetch_id, part):
                     return
+                table = self._with_new_columns(name, table, data)
                 if look_in_rows and attempt == 0 and rows_exist(table, fetch_id, data):
                     return
                 started = time.monotonic()
@@ -417,6 +430,12 @@ class SharedRaw:
         scan = table.scan(row_filter=row_filter)
         rows = self._call("read raw.price_observations", scan.to_arrow)
         ok_ids = ok_ids.combine_chunks() if ok_ids.num_chunks else pa.array([], pa.string())
+        # a table no writer of this code has appended to yet lacks the newer (optional)
+        # columns: they read as null
+        for column in PRICE_ARROW:
+            if column.name not in rows.column_names:
+                rows = rows.append_column(column.name, pa.nulls(rows.num_rows, column.type))
+        rows = rows.select(PRICE_ARROW.names)
         # pyiceberg reads strings as large_string: give readers the schema the rows were
         # written with, empty or not
         return rows.filter(pc.is_in(rows["fetch_id"], value_set=ok_ids)).cast(PRICE_ARROW)

@@ -68,6 +68,10 @@ create table if not exists rejects (
 alter table price_observations add column if not exists offer_count integer;
 alter table price_observations add column if not exists price_p10_per_hour double;
 alter table price_observations add column if not exists price_p90_per_hour double;
+-- what the price buys (catalog/records.py PRICE_KINDS): instance (a whole machine, and every
+-- row loaded before the column existed), gpu_with_host, gpu_only, gpu_component,
+-- shape_per_gpu
+alter table price_observations add column if not exists price_kind varchar default 'instance';
 -- where fetches.observed_at came from: option (--observed-at), payload (a date the payload
 -- states: a Wayback capture, row dates), file_name (a date in the replayed file's name),
 -- fetch_time (a live fetch) or ingest_time (a replayed file that states no date: its

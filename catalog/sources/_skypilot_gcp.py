@@ -14,9 +14,18 @@ rows are "1 gpu slice" SKUs that already include the host, so their VM row is 0 
 only the GPU part must be positive. An accelerator machine type (a*-...-Ng) not in the table
 -> Reject("unknown_accelerator_machine").
 
-GPU rows of *attachable* GPUs (N1 attachments: T4, V100, P100, P4; and any other GPU row whose
-model is not one of the bundled ones) are emitted on their own as sku `<GPU>x<count>` (e.g.
-`T4x1`): the price is the GPU(s) only and EXCLUDES the host VM (which the user picks freely).
+GPU rows of *attachable* GPUs (N1 attachments: T4, V100, P100, P4) cannot be rented alone:
+GCP attaches them to an N1 general-purpose VM (https://cloud.google.com/compute/docs/gpus,
+"N1 general-purpose machine series": every GPU count allows from 1 vCPU up to a maximum,
+_N1_MAX_VCPUS; shared-core f1-micro / g1-small take no GPU). Each is priced together with the
+cheapest N1 host VM row (`n1-standard-*`, `n1-highmem-*`, `n1-highcpu-*` within that vCPU
+maximum) of the same zone and the same pricing model (spot GPU with spot host): sku
+`<host>+<GPU>x<count>` (`n1-standard-1+T4x1`), price = GPU row + host row, vcpus / ram_gb the
+host's, price_kind "gpu_with_host". E.g. us-central1-a 2026-05-20: T4x1 0.35 + n1-standard-1
+0.0475 = 0.3975 on demand, 0.1654 + 0.01744 = 0.18284 spot. A GPU row without any priced N1
+host in its zone and pricing model (or a GPU model not in _N1_MAX_VCPUS, whose host rule is
+not known) is emitted on its own as sku `<GPU>x<count>` (`T4x1`), price_kind "gpu_only": the
+GPU alone, which nobody can rent as it is (listed, never a minimum or a price basis).
 TPU rows (`tpu-v5p-8`, ...) are emitted with sku = gpu_name_raw = the TPU type, gpu_count =
 chips in the slice (v2/v3/v4/v5p names count TensorCores, two per chip; v5e/v6e names count
 chips). GCP region = the AvailabilityZone when present, so zones stay distinct.
@@ -53,6 +62,16 @@ _GCP_BUNDLED: tuple[tuple[re.Pattern[str], str, int | None, bool], ...] = (
     (re.compile(r"^a4-highgpu-(\d+)g$"), "B200", None, True),
 )
 _G2_L4 = {4: 1, 8: 1, 12: 1, 16: 1, 32: 1, 24: 2, 48: 4, 96: 8}  # g2-standard-<vCPUs> -> L4s
+# N1 GPU attachments: GPU model -> GPU count -> the most vCPUs an N1 host may have (every count
+# allows from 1 vCPU; https://cloud.google.com/compute/docs/gpus, N1 general-purpose machine
+# series; P100 x4 allows 96 vCPUs in some zones only: 64 is the rule everywhere)
+_N1_MAX_VCPUS: dict[str, dict[int, float]] = {
+    "T4": {1: 48, 2: 48, 4: 96},
+    "P4": {1: 24, 2: 48, 4: 96},
+    "V100": {1: 12, 2: 24, 4: 48, 8: 96},
+    "P100": {1: 16, 2: 32, 4: 64},
+}
+_N1_HOST = re.compile(r"^n1-(?:standard|highmem|highcpu)-\d+$")
 _GCP_ACCEL_MACHINE = re.compile(r"^a\d+[a-z]*-[a-z]+-\d+g(?:-|$)")
 _TPU = re.compile(r"^tpu-(?P<gen>v\d+[a-z]*?)(?:litepod)?-(?P<n>\d+)$")
 _TPU_CHIPS_IN_NAME = ("v5lite", "v5e", "v6e")  # names count chips, not TensorCores
@@ -87,12 +106,16 @@ def tpu_chips(name: str) -> float | None:
 
 def parse_gcp(rows: Iterable[dict[str, str]], out: CheapestOffers) -> None:
     gpu_rows: dict[tuple[str, float, str], dict[str, str]] = {}
+    n1_hosts: dict[str, list[dict[str, str]]] = defaultdict(list)
     bundled_names = {accel for _, accel, _, _ in _GCP_BUNDLED} | {"L4"}
     for row in rows:
         accel = (row.get("AcceleratorName") or "").strip()
-        if accel and not (row.get("InstanceType") or "").strip():
+        machine = (row.get("InstanceType") or "").strip()
+        if accel and not machine:
             count = num(row.get("AcceleratorCount")) or 0.0
             gpu_rows.setdefault((accel, count, zone_of(row)), row)
+        elif _N1_HOST.match(machine) and not accel:
+            n1_hosts[zone_of(row)].append(row)
 
     tpu_placeholders = _tpu_placeholder_prices(rows)
     for row in rows:
@@ -112,8 +135,7 @@ def parse_gcp(rows: Iterable[dict[str, str]], out: CheapestOffers) -> None:
             if why:
                 out.reject(GPU_COUNT_INVALID, f"{accel} {zone_of(row)}: {why}", raw_text(row))
                 continue
-            sku = f"{accel}x{count:g}" if count else accel
-            _gcp_standalone(row, accel, out, sku=sku, count=count)
+            _gcp_attached(row, accel, count, n1_hosts.get(zone_of(row), []), out)
 
 
 def _tpu_family(name: str) -> str:
@@ -171,6 +193,54 @@ def _gcp_standalone(
                 out.add(replace(template, pricing_model="spot", price_per_hour=spot), raw_text(row))
             return
     add_row_prices(template, row, out, spot_model="spot")
+
+
+def _cheapest_host(hosts: list[dict[str, str]], column: str, max_vcpus: float
+                   ) -> tuple[float, dict[str, str]] | None:
+    """(price, row) of the cheapest N1 host row with a positive `column` price and at most
+    `max_vcpus` vCPUs (ties: fewer vCPUs, then the name); None when there is none."""
+    priced = [(price, num(h.get("vCPUs")) or 0.0, h.get("InstanceType") or "", h)
+              for h in hosts
+              if (price := positive(h.get(column))) is not None
+              and (num(h.get("vCPUs")) or 0.0) <= max_vcpus]
+    if not priced:
+        return None
+    price, _, _, host = min(priced, key=lambda p: p[:3])
+    return price, host
+
+
+def _gcp_attached(
+    row: dict[str, str], accel: str, count: float | None, hosts: list[dict[str, str]],
+    out: CheapestOffers,
+) -> None:
+    """An attach-only GPU row: with the cheapest N1 host of its zone per pricing model
+    (gpu_with_host), else alone (gpu_only); see the module doc."""
+    name = f"{accel}x{count:g}" if count else accel
+    alone = PriceObservation(
+        provider="gcp", sku=name, region=zone_of(row), pricing_model="on_demand",
+        price_per_hour=None, gpu_name_raw=accel, gpu_count=count,
+        gpu_memory_gb=per_gpu_memory_gb(row.get("GpuInfo") or "", count, "gcp"),
+        price_kind="gpu_only",
+    )
+    price, spot = positive(row.get("Price")), positive(row.get("SpotPrice"))
+    if price is None and (spot is None or num(row.get("Price")) is not None):
+        out.reject("zero_or_missing_price", f"{name} {alone.region} Price {row.get('Price')!r}",
+                   raw_text(row))  # as add_row_prices: a spot-only row is a spot offer
+    max_vcpus = _N1_MAX_VCPUS.get(accel, {}).get(int(count)) if count else None
+    for model, column, gpu_part in (("on_demand", "Price", price), ("spot", "SpotPrice", spot)):
+        if gpu_part is None:
+            continue
+        host = _cheapest_host(hosts, column, max_vcpus) if max_vcpus else None
+        if host is None:
+            out.add(replace(alone, pricing_model=model, price_per_hour=gpu_part), raw_text(row))
+            continue
+        host_price, host_row = host
+        out.add(replace(
+            alone, sku=f"{(host_row.get('InstanceType') or '').strip()}+{name}",
+            pricing_model=model, price_per_hour=round(gpu_part + host_price, 5),
+            vcpus=num(host_row.get("vCPUs")), ram_gb=num(host_row.get("MemoryGiB")),
+            price_kind="gpu_with_host",
+        ), f"{raw_text(row)} + {raw_text(host_row)}")
 
 
 def _gcp_machine(

@@ -10,7 +10,8 @@ Two layouts are known (both recorded in ../shared/data/prices/pricing_pages_html
   (CoreWeave's à-la-carte model), so it is not an instance price. It is kept as an
   ``on_demand`` observation of one GPU (gpu_count 1) whose sku names the component,
   ``gpu-component:<data-product>`` (``gpu-component:hgx-h100``), so it never shares an
-  offer key with a whole-instance price. vcpus / ram_gb stay empty: the page's figures are
+  offer key with a whole-instance price, and price_kind "gpu_component" (never a minimum or
+  a price basis). vcpus / ram_gb stay empty: the page's figures are
   the maxima one may add, not what the price includes.
 * ≈2026 instance tables (``coreweave.com/pricing``): ``div.table-row-v2`` rows, one per
   instance, each with a summary grid (name, GPU count, VRAM, vCPUs, RAM, storage, prices)
@@ -53,11 +54,10 @@ from bs4 import BeautifulSoup, Tag
 
 from gpucost.catalog.pages import (
     classes,
-    first_price,
     leading_gpu_count,
     leading_number,
-    no_price_reason,
     node_text,
+    price_or_reject,
     read_page,
 )
 from gpucost.catalog.parsing import GPU_COUNT_INVALID, CheapestOffers
@@ -115,15 +115,15 @@ def _parse_2023_row(row: Tag, offers: CheapestOffers) -> None:
         offers.reject("truncated_row", f"{name}: no cells after the name (the page is cut)", raw)
         return
     price_text = cells[-1]
-    price = first_price(price_text)
+    price = price_or_reject(price_text, offers.result.rejects,
+                            f"{name}: GPU component {price_text!r}", raw)
     if price is None:
-        offers.reject(no_price_reason(price_text), f"{name}: GPU component {price_text!r}", raw)
         return
     vram = leading_number(cells[0]) if len(cells) >= 2 else None
     offers.add(PriceObservation(
         provider="coreweave", sku=COMPONENT_PREFIX + (product or name), region="",
         pricing_model="on_demand", price_per_hour=price, gpu_name_raw=name, gpu_count=1.0,
-        gpu_memory_gb=vram,
+        gpu_memory_gb=vram, price_kind="gpu_component",
     ), raw)
 
 
@@ -197,11 +197,10 @@ def _parse_2026_row(row: Tag, has_regions: bool, offers: CheapestOffers) -> None
         if model is None:
             continue  # "Inference Single CPU Price": a per-GPU figure, mislabelled
         value_text = node_text(span.find("span", class_="item-value"))
-        price = first_price(value_text)
+        context = "contact sales" if contact and model == "on_demand" else ""
+        price = price_or_reject(value_text, offers.result.rejects,
+                                f"{what} {model}: {value_text!r}", raw, context=context)
         if price is None:
-            context = "contact sales" if contact and model == "on_demand" else ""
-            offers.reject(no_price_reason(value_text, context),
-                          f"{what} {model}: {value_text!r}", raw)
             continue
         offers.add(PriceObservation(
             provider="coreweave", sku=name, region=region, pricing_model=model,

@@ -35,9 +35,8 @@ import re
 from bs4 import BeautifulSoup, Tag
 
 from gpucost.catalog.pages import (
-    first_price,
-    no_price_reason,
     node_text,
+    price_or_reject,
     read_page,
     reserved_model,
     says_on_demand,
@@ -135,9 +134,8 @@ def _parse_row(name_parts: list[str], cells: list[str], columns: list[str], raw:
         if model is None:
             offers.reject(reason, f"{name}: column {column!r} ({cell!r})", raw)
             continue
-        price = first_price(cell)
+        price = price_or_reject(cell, offers.result.rejects, f"{name} {model}: {cell!r}", raw)
         if price is None:
-            offers.reject(no_price_reason(cell), f"{name} {model}: {cell!r}", raw)
             continue
         offers.add(PriceObservation(
             provider="crusoe", sku=name, region="", pricing_model=model, price_per_hour=price,

@@ -33,11 +33,10 @@ import re
 from bs4 import BeautifulSoup, Tag
 
 from gpucost.catalog.pages import (
-    first_price,
     leading_gpu_count,
     leading_number,
-    no_price_reason,
     node_text,
+    price_or_reject,
     read_page,
 )
 from gpucost.catalog.parsing import GPU_COUNT_INVALID, CheapestOffers
@@ -122,9 +121,8 @@ def _parse_row(columns: list[str], cells: list[str], offers: CheapestOffers) -> 
         if model is None:
             offers.reject("unknown_tier", f"{sku}: column {column!r} ({cell!r})", raw)
             continue
-        price = first_price(cell)
+        price = price_or_reject(cell, offers.result.rejects, f"{sku} {model}: {cell!r}", raw)
         if price is None:
-            offers.reject(no_price_reason(cell), f"{sku} {model}: {cell!r}", raw)
             continue
         offers.add(PriceObservation(
             provider="datacrunch", sku=sku, region="", pricing_model=model,

@@ -17,7 +17,8 @@ RAM separately (2023: "($0.01/hr)", "($0.005/hr)"), the GPU price is the **GPU c
 only** (vCPUs and RAM are billed on top, as in CoreWeave's 2023 à-la-carte page, whose
 H100 / A100 80GB prices it repeats): the observation is still a per-GPU-hour on_demand price
 of the GPU, with sku ``gpu-component:<name slug>`` (``gpu-component:nvidia-hgx-h100``) so it
-never shares an offer key with an all-in price. Otherwise (2025) sku = the model name.
+never shares an offer key with an all-in price, and price_kind "gpu_component" (never a
+minimum or a price basis). Otherwise (2025) sku = the model name.
 vcpus / ram_gb stay empty: the page's figures are maxima per GPU, not what the price holds.
 
 Columns -> pricing_model: On-Demand -> on_demand; "1 Year" / "12 Month" -> reserved_1y,
@@ -44,10 +45,9 @@ from bs4 import BeautifulSoup
 from gpucost.catalog.pages import (
     DOLLAR_PRICE,
     classes,
-    first_price,
     leading_number,
-    no_price_reason,
     node_text,
+    price_or_reject,
     read_page,
     reserved_model,
     says_on_demand,
@@ -155,13 +155,13 @@ def _parse_row(name: str, cells: list[str], columns: list[str], component: bool,
         if model is None:
             offers.reject(reason, f"{name}: column {column!r} ({cell!r})", raw)
             continue
-        price = first_price(cell)
+        price = price_or_reject(cell, offers.result.rejects, f"{name} {model}: {cell!r}", raw)
         if price is None:
-            offers.reject(no_price_reason(cell), f"{name} {model}: {cell!r}", raw)
             continue
         offers.add(PriceObservation(
             provider="fluidstack", sku=sku, region="", pricing_model=model,
             price_per_hour=price, gpu_name_raw=name, gpu_count=1.0, gpu_memory_gb=vram,
+            price_kind="gpu_component" if component else "instance",
         ), raw)
 
 

@@ -37,7 +37,7 @@ from dataclasses import replace
 
 from bs4 import BeautifulSoup, Tag
 
-from gpucost.catalog.pages import first_price, node_text, plain_number, read_page
+from gpucost.catalog.pages import first_price, node_text, plain_number, price_or_reject, read_page
 from gpucost.catalog.parsing import finish_cheapest
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import FetchPolicy, Source
@@ -125,10 +125,9 @@ def _parse_row(kinds: list[str], cells: list[str], result: ParseResult) -> None:
     for model in ("on_demand", "spot"):
         if model not in row:
             continue
-        price = first_price(row[model])
+        price = price_or_reject(row[model], result.rejects, f"{name} {model}: {row[model]!r}",
+                                raw, reason="zero_or_missing_price")
         if price is None:
-            result.rejects.append(Reject("zero_or_missing_price",
-                                         f"{name} {model}: {row[model]!r}", raw))
             continue
         for gpu in _names(name):
             result.prices.append(PriceObservation(

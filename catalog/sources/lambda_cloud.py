@@ -30,9 +30,9 @@ from bs4 import BeautifulSoup, Tag
 from gpucost.catalog.pages import (
     clean_text,
     first_price,
-    no_price_reason,
     node_text,
     plain_number,
+    price_or_reject,
     read_page,
 )
 from gpucost.catalog.parsing import GPU_COUNT_INVALID, finish_cheapest, read_gpu_count
@@ -170,10 +170,9 @@ def _parse_2026_row(row: Tag, soup: BeautifulSoup, result: ParseResult) -> None:
     if count is None:
         result.rejects.append(Reject("gpu_count_unknown", f"{plan}: no NxGPU tab", raw))
         return
-    price = _price(price_text)
+    price = price_or_reject(price_text, result.rejects, f"{count:g}x {plan}: {price_text!r}",
+                            raw, not_available=False)
     if price is None:
-        result.rejects.append(Reject(no_price_reason(price_text, not_available=False),
-                                     f"{count:g}x {plan}: {price_text!r}", raw))
         return
     result.prices.append(_observation(
         plan=plan, count=count, per_gpu=price,

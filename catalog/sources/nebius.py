@@ -37,7 +37,13 @@ import re
 
 from bs4 import Tag
 
-from gpucost.catalog.pages import first_price, no_price_reason, node_text, plain_number, read_page
+from gpucost.catalog.pages import (
+    first_price,
+    node_text,
+    plain_number,
+    price_or_reject,
+    read_page,
+)
 from gpucost.catalog.parsing import GPU_COUNT_INVALID, finish_cheapest, read_gpu_count
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import FetchPolicy, Source
@@ -102,10 +108,9 @@ def _parse_2026(table: Tag, result: ParseResult) -> None:
         ram = plain_number(cells[ram_col]) if ram_col is not None else None
         for col, model in price_cols:
             text = cells[col]
-            price = first_price(text)
+            price = price_or_reject(text, result.rejects, f"{item} {model}: {text!r}", raw,
+                                    not_available=False)
             if price is None:
-                result.rejects.append(Reject(
-                    no_price_reason(text, not_available=False), f"{item} {model}: {text!r}", raw))
                 continue
             result.prices.append(PriceObservation(
                 provider="nebius", sku=item, region="", pricing_model=model,
@@ -158,11 +163,10 @@ def _parse_2024(table: Tag, result: ParseResult) -> None:
                 "reserved_term_unknown",
                 f"{cells[0]} Reserve {cells[reserve_col]}: commitment term not stated "
                 "(3 months to 3 years)", raw))
-        price = first_price(cells[od_col])
+        price = price_or_reject(cells[od_col], result.rejects,
+                                f"{cells[0]} on demand: {cells[od_col]!r}", raw,
+                                not_available=False)
         if price is None:
-            result.rejects.append(Reject(
-                no_price_reason(cells[od_col], not_available=False),
-                f"{cells[0]} on demand: {cells[od_col]!r}", raw))
             continue
         vram = plain_number(cells[vram_col]) if vram_col is not None else None
         result.prices.append(PriceObservation(

@@ -61,10 +61,15 @@ Price list parse: ``{"lastUpdated", "items": [{"partNumber", "displayName", "met
   alias in catalog/aliases.csv). A shape generation without a GPU (X7, V2, E3, E4: "GPU
   Standard - X7", "GPU - E3") -> Reject("generation_only_name"), never guessed; no GPU
   segment -> Reject("no_gpu_name");
-* one on_demand observation per part number: provider "oracle", sku = the partNumber
-  (B98415), region "" (list prices are global), price_per_hour = the list price of ONE GPU
-  per hour with gpu_count 1 (the price list prices a GPU, not a shape: BM.GPU.H100.8 is
-  8 x 10.00); no memory, vCPU or RAM figures (the payload has none);
+* one on_demand observation per part number, provider "oracle", region "" (list prices are
+  global); no memory, vCPU or RAM figures (the payload has none). The price list prices ONE
+  GPU per hour, but most parts are rented only as a whole bare-metal shape (WHOLE_SHAPES,
+  from Oracle's compute shapes documentation): such a part is emitted as that shape, sku =
+  the shape name (BM.GPU.H100.8), gpu_count = its GPUs, price_per_hour = GPUs x the per-GPU
+  list price (BM.GPU.MI355X.8 = 8 x 8.60 = 68.80), price_kind "shape_per_gpu". A part
+  Oracle also rents as a 1-GPU VM (A10: VM.GPU.A10.1), or one whose shape the documentation
+  does not give (RTX PRO 6000), keeps its 1-GPU row: sku = the partNumber (B95909),
+  gpu_count 1, price_kind "instance";
 * ParseResult.observed_at = ``lastUpdated`` (UTC; None when absent or unreadable); stream
   "price_list" (per-GPU part prices: never compared with the estimator's shapes by the
   row-count guard). No GPU price kept -> EmptyPayloadError.
@@ -231,6 +236,36 @@ _SEGMENT_SEP = re.compile(r"\s*-\s+|\s+-\s*")  # " - ", "- ", " -": never a hyph
 _NOT_PUBLIC_CLOUD = re.compile(r"Cloud@Customer|VMware|Roving Edge", re.IGNORECASE)
 _GENERATION = re.compile(r"[A-Z]\d", re.IGNORECASE)  # X7, V2, E3, E4: a shape generation
 
+# Parts Oracle rents only as a whole shape: the price list's GPU name -> (shape, GPUs in it).
+# Oracle Cloud Infrastructure documentation, Compute Shapes, "Bare Metal Shapes: GPU Shapes"
+# and "Virtual Machine (VM) Shapes: GPU Shapes"
+# (https://docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm):
+#   shape              GPUs  also a VM shape?
+#   BM.GPU.A100-v2.8   8     no (A100 80 GB; the 40 GB BM.GPU4.8 is another part)
+#   BM.GPU.L40S.4      4     no
+#   BM.GPU.H100.8      8     no
+#   BM.GPU.H200.8      8     no
+#   BM.GPU.B200.8      8     no
+#   BM.GPU.B300.8      8     no (newer than the documentation copy read; Oracle's HPC stack
+#                               (oracle-quickstart oci-hpc) names BM.GPU.B300.8)
+#   BM.GPU.GB200.4     4     no (a 4-GPU tray of a GB200 NVL72 rack)
+#   BM.GPU.GB300.4     4     no (a 4-GPU tray of a GB300 NVL72 rack)
+#   BM.GPU.MI300X.8    8     no
+#   BM.GPU.MI355X.8    8     no
+#   BM.GPU.A10.4       4     yes: VM.GPU.A10.1 / VM.GPU.A10.2 -> A10 keeps its 1-GPU row
+WHOLE_SHAPES: dict[str, tuple[str, int]] = {
+    "A100 v2": ("BM.GPU.A100-v2.8", 8),
+    "L40S": ("BM.GPU.L40S.4", 4),
+    "H100": ("BM.GPU.H100.8", 8),
+    "H200": ("BM.GPU.H200.8", 8),
+    "B200": ("BM.GPU.B200.8", 8),
+    "B300": ("BM.GPU.B300.8", 8),
+    "GB200": ("BM.GPU.GB200.4", 4),
+    "GB300": ("BM.GPU.GB300.4", 4),
+    "MI300X": ("BM.GPU.MI300X.8", 8),
+    "MI355X": ("BM.GPU.MI355X.8", 8),
+}
+
 
 def _price_list(payload: Payload) -> dict[str, Any] | None:
     """The price list document, or None when the payload is not one."""
@@ -343,6 +378,15 @@ def parse_price_list(payload: Payload, doc: dict[str, Any] | None = None) -> Par
             offers.reject("generation_only_name",
                           f"{label}: {gpu!r} is a shape generation, not a GPU; the price list "
                           "does not say which GPU it prices (not guessed)", raw)
+            continue
+        shape = WHOLE_SHAPES.get(gpu)
+        if shape is not None:  # a per-GPU list price of a shape rented only whole
+            name_of_shape, gpus = shape
+            offers.add(PriceObservation(
+                provider="oracle", sku=name_of_shape, region="", pricing_model="on_demand",
+                price_per_hour=round(gpus * price, 6), gpu_name_raw=gpu, gpu_count=float(gpus),
+                price_kind="shape_per_gpu",
+            ), raw)
             continue
         offers.add(PriceObservation(
             provider="oracle", sku=part, region="", pricing_model="on_demand",

@@ -37,7 +37,7 @@ import re
 
 from bs4 import Tag
 
-from gpucost.catalog.pages import classes, first_price, node_text, read_page
+from gpucost.catalog.pages import classes, node_text, price_or_reject, read_page
 from gpucost.catalog.parsing import finish_cheapest
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import FetchPolicy, Source
@@ -155,10 +155,10 @@ def _parse_card(name: str, card: Tag, marks: dict[str, int | None],
             result.rejects.append(Reject("hidden_element",
                                          f"{name}: price {text!r} in a hidden element", raw))
             continue
-        m = _PRICE.match(text)
-        price = first_price(text, _PRICE)
-        if m is None or price is None:
-            result.rejects.append(Reject("zero_or_missing_price", f"{name}: {text!r}", raw))
+        price = price_or_reject(text, result.rejects, f"{name}: {text!r}", raw, pattern=_PRICE,
+                                reason="zero_or_missing_price")
+        m = _PRICE.match(text)  # anchored: it matches whenever a price was read
+        if price is None or m is None:
             continue
         spec: dict[str, object] = {"specs": _specs(node), "counts": counts}
         cards.setdefault(name, spec)

@@ -33,7 +33,7 @@ import re
 
 from bs4 import Tag
 
-from gpucost.catalog.pages import classes, first_price, node_text, read_page
+from gpucost.catalog.pages import classes, node_text, price_or_reject, read_page
 from gpucost.catalog.parsing import finish_cheapest
 from gpucost.catalog.records import ParseError, ParseResult, Payload, PriceObservation, Reject
 from gpucost.catalog.sources.base import FetchPolicy, Source
@@ -84,9 +84,9 @@ def _parse_card(eyebrow: str, body: list[Tag], result: ParseResult) -> None:
         result.rejects.append(Reject(reason, f"{eyebrow!r}: {price_text or 'no price'} "
                                      "(no stated term or tier)", raw))
         return
-    price = first_price(price_text, _PRICE)
+    price = price_or_reject(price_text, result.rejects, f"{eyebrow}: {price_text!r}", raw,
+                            pattern=_PRICE, reason="zero_or_missing_price")
     if price is None:
-        result.rejects.append(Reject("zero_or_missing_price", f"{eyebrow}: {price_text!r}", raw))
         return
     gpus = next((g for f in features if (g := _GPUS.search(f))), None)
     if gpus is None or int(gpus.group("low")) <= 0:

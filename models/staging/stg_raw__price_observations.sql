@@ -1,6 +1,8 @@
 -- one row per listed price of one offer (source x provider x sku x region x pricing model)
--- as loaded by one fetch. price_per_hour is the whole instance; zero or negative prices are
--- unknown (null), never free.
+-- as loaded by one fetch. price_per_hour is the whole row's price; zero or negative prices are
+-- unknown (null), never free. price_kind says what it buys (catalog/records.py PRICE_KINDS):
+-- 'instance' (a whole machine; every row loaded before the column existed), 'gpu_with_host',
+-- 'gpu_only', 'gpu_component', 'shape_per_gpu'.
 
 with
 
@@ -25,6 +27,7 @@ renamed as (
         ---------- price
         upper(source.currency) as currency,
         case when source.price_per_hour > 0 then source.price_per_hour end as price_per_hour,
+        coalesce(lower(source.price_kind), 'instance') as price_kind,
 
         ---------- hardware
         source.gpu_name_raw,

@@ -36,6 +36,8 @@ def test_recorded_2023_gpu_component_grid(shared_data: Path) -> None:
     assert len(result.prices) == 12
     assert all(o.sku.startswith("gpu-component:") and o.gpu_count == 1.0
                and o.pricing_model == "on_demand" and o.region == "" for o in result.prices)
+    # vCPUs and RAM billed on top: all 12 are GPU components, never instance prices
+    assert {o.price_kind for o in result.prices} == {"gpu_component"}
     offers = {o.sku: o for o in result.prices}
     h100 = offers["gpu-component:hgx-h100"]
     assert (h100.price_per_hour, h100.gpu_name_raw, h100.gpu_memory_gb) == (

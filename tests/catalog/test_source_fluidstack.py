@@ -45,6 +45,7 @@ def test_recorded_2023_gpu_component_grid(shared_data: Path) -> None:
     h100 = next(o for o in result.prices if o.sku == "gpu-component:nvidia-hgx-h100")
     assert (h100.gpu_name_raw, h100.gpu_count, h100.gpu_memory_gb, h100.vcpus) == (
         "NVIDIA HGX H100", 1.0, 80.0, None)
+    assert {o.price_kind for o in result.prices} == {"gpu_component"}
     assert Counter(r.reason for r in result.rejects) == {
         "reserved_term_unsupported": 6,  # the 6-month column (HGX H100 2.89, ...)
         "truncated_row": 1,  # the cut ends at the A6000 label
@@ -66,7 +67,8 @@ def test_recorded_2025_table(shared_data: Path) -> None:
     }
     assert [(r.reason, r.detail) for r in result.rejects] == [
         ("price_not_available", "Nvidia H200 on_demand: 'n/a'")]
-    assert all(o.gpu_count == 1.0 and o.region == "" for o in result.prices)
+    assert all(o.gpu_count == 1.0 and o.region == "" and o.price_kind == "instance"
+               for o in result.prices)
 
 
 def test_fixtures_both_layouts() -> None:

@@ -72,18 +72,30 @@ def _price_list(shared_data: Path) -> Payload:
 def test_price_list_per_gpu_hour_prices(shared_data: Path) -> None:
     result = oci.parse(_price_list(shared_data))
     got = {o.sku: o for o in result.prices}
-    # provider_api/README.md (oci/): USD list prices per GPU per hour
-    assert {sku: (o.gpu_name_raw, o.price_per_hour) for sku, o in got.items()} == {
-        "B98415": ("H100", 10.0), "B110519": ("H200", 10.0), "B110978": ("B200", 14.0),
-        "B110979": ("GB200", 16.0), "B112140": ("GB300", 18.0), "B112237": ("B300", 15.0),
-        "B109485": ("MI300X", 6.0), "B111758": ("MI355X", 8.6), "B109479": ("L40S", 3.5),
-        "B95907": ("A100 v2", 4.0), "B95909": ("A10", 2.0),
-        "B112613": ("RTX PRO 6000", 4.5),
+    # provider_api/README.md (oci/): USD list prices per GPU per hour. A part Oracle rents only
+    # as a whole shape is that shape at GPUs x the per-GPU price (oci.WHOLE_SHAPES): B111758
+    # MI355X 8.60 -> BM.GPU.MI355X.8 = 8 x 8.60 = 68.80; B110979 GB200 16.00 -> BM.GPU.GB200.4
+    # = 4 x 16.00 = 64.00; B109479 L40S 3.50 -> BM.GPU.L40S.4 = 14.00
+    assert {sku: (o.gpu_name_raw, o.gpu_count, o.price_per_hour, o.price_kind)
+            for sku, o in got.items()} == {
+        "BM.GPU.H100.8": ("H100", 8.0, 80.0, "shape_per_gpu"),
+        "BM.GPU.H200.8": ("H200", 8.0, 80.0, "shape_per_gpu"),
+        "BM.GPU.B200.8": ("B200", 8.0, 112.0, "shape_per_gpu"),
+        "BM.GPU.B300.8": ("B300", 8.0, 120.0, "shape_per_gpu"),
+        "BM.GPU.GB200.4": ("GB200", 4.0, 64.0, "shape_per_gpu"),
+        "BM.GPU.GB300.4": ("GB300", 4.0, 72.0, "shape_per_gpu"),
+        "BM.GPU.MI300X.8": ("MI300X", 8.0, 48.0, "shape_per_gpu"),
+        "BM.GPU.MI355X.8": ("MI355X", 8.0, 68.8, "shape_per_gpu"),
+        "BM.GPU.L40S.4": ("L40S", 4.0, 14.0, "shape_per_gpu"),
+        "BM.GPU.A100-v2.8": ("A100 v2", 8.0, 32.0, "shape_per_gpu"),
+        # also rented as a 1-GPU VM (VM.GPU.A10.1): the part's own 1-GPU row
+        "B95909": ("A10", 1.0, 2.0, "instance"),
+        # no shape in Oracle's documentation: left as the part's 1-GPU row
+        "B112613": ("RTX PRO 6000", 1.0, 4.5, "instance"),
     }
-    h100 = got["B98415"]
-    assert (h100.provider, h100.region, h100.pricing_model, h100.currency, h100.gpu_count) == (
-        "oracle", "", "on_demand", "USD", 1.0)
-    assert {o.gpu_count for o in result.prices} == {1.0}  # one GPU's list price
+    h100 = got["BM.GPU.H100.8"]
+    assert (h100.provider, h100.region, h100.pricing_model, h100.currency) == (
+        "oracle", "", "on_demand", "USD")
     assert result.stream == "price_list"
     # the payload's lastUpdated dates the rows (the loader takes ParseResult.observed_at)
     assert result.observed_at == datetime(2026, 10, 1, 14, 18, 5, 193000, tzinfo=UTC)
@@ -131,7 +143,7 @@ def test_price_list_names_and_traps() -> None:
          "serviceCategory": "Compute - Virtual Machine"},  # not a GPU item: not an offer
     ]}
     result = oci.parse(Payload(name="p.json", content=json.dumps(doc).encode()))
-    assert [o.sku for o in result.prices] == ["P1"] and result.observed_at is None
+    assert [o.sku for o in result.prices] == ["BM.GPU.H100.8"] and result.observed_at is None
     assert [(r.reason, r.detail.split(" ")[0]) for r in result.rejects] == [
         ("zero_or_missing_price", "P2"), ("unexpected_price_data", "P3"),
         ("not_per_gpu_hour", "P4")]

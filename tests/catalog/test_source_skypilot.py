@@ -133,14 +133,25 @@ def test_recorded_gcp_combines_vm_and_gpu_rows(shared_data: Path) -> None:
     assert _one(result, "a2-ultragpu-1g", "us-central1-a").gpu_name_raw == "A100-80GB"
     # bundled GPU rows are folded into their machines, never offers of their own
     assert not any(o.sku in {"A100x1", "L4x1", "H100x8", "B200x8"} for o in result.prices)
-    # attachable N1 GPUs are GPU-only offers
-    t4 = _one(result, "T4x1", "us-central1-a")
-    assert (t4.price_per_hour, t4.gpu_name_raw, t4.gpu_count, t4.vcpus) == (0.35, "T4", 1.0,
-                                                                             None)
+    # attachable N1 GPUs come with the cheapest N1 host of their zone and pricing model:
+    # us-central1-a T4x1 0.35 + n1-standard-1 0.0475 = 0.3975; spot 0.1654 + 0.01744 = 0.18284
+    t4 = _one(result, "n1-standard-1+T4x1", "us-central1-a")
+    assert (t4.price_per_hour, t4.gpu_name_raw, t4.gpu_count, t4.vcpus, t4.ram_gb,
+            t4.price_kind) == (0.3975, "T4", 1.0, 1.0, 3.75, "gpu_with_host")
+    assert _one(result, "n1-standard-1+T4x1", "us-central1-a", "spot").price_per_hour == \
+        pytest.approx(0.18284)
+    # V100 x8 allows hosts up to 96 vCPUs: still the 1-vCPU n1-standard-1 (0.0475)
+    v100 = _one(result, "n1-standard-1+V100x8", "us-central1-a")
+    assert v100.price_per_hour == pytest.approx(19.84 + 0.0475)
+    # every attach-only GPU row of this catalog has a host in its zone: none is GPU-only
+    assert Counter(o.price_kind for o in result.prices) == {"instance": 4235,
+                                                            "gpu_with_host": 576}
+    assert not any(o.sku.startswith(("T4x", "V100x", "P100x", "P4x")) for o in result.prices)
     tpu = _one(result, "tpu-v2-8", "us-central1-b")
     assert (tpu.price_per_hour, tpu.gpu_name_raw, tpu.gpu_count) == (4.5, "tpu-v2-8", 4.0)
-    # plain VMs are not GPU offers
-    assert not any(o.sku.startswith(("n1-", "e2-", "c4-")) for o in result.prices)
+    # plain VMs are not GPU offers (an N1 VM is only ever a GPU's host)
+    assert not any(o.sku.startswith(("n1-", "e2-", "c4-")) and o.price_kind != "gpu_with_host"
+                   for o in result.prices)
     # zones stay distinct
     assert {o.region for o in result.prices if o.sku == "a2-highgpu-1g"} >= {
         "us-central1-a", "us-central1-b", "us-central1-c", "us-central1-f"}
@@ -299,8 +310,9 @@ def test_fixture_gcp_tiny() -> None:
         ("g2-standard-4", "us-central1-a", "spot"): 0.29598,
         ("a4-highgpu-8g", "us-central1-b", "on_demand"): 90.216,
         ("a4-highgpu-8g", "us-central1-b", "spot"): 34.2368,
-        ("T4x1", "us-central1-a", "on_demand"): 0.35,
-        ("T4x1", "us-central1-a", "spot"): 0.1654,
+        # T4x1 0.35 + n1-standard-4 0.189999 (the zone's only N1 host); spot 0.1654 + 0.04
+        ("n1-standard-4+T4x1", "us-central1-a", "on_demand"): 0.54,
+        ("n1-standard-4+T4x1", "us-central1-a", "spot"): 0.2054,
         ("tpu-v5p-8", "us-east5-a", "on_demand"): 16.8,
     })
     tpu = next(o for o in result.prices if o.sku == "tpu-v5p-8")
@@ -308,6 +320,40 @@ def test_fixture_gcp_tiny() -> None:
     reasons = Counter(r.reason for r in result.rejects)
     assert reasons == {"zero_or_missing_price": 1, "gpu_price_missing": 1,
                        "unknown_accelerator_machine": 1, "duplicate_offer": 2}
+
+
+GCP_HEADER = ("InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,Region,"
+              "AvailabilityZone,Price,SpotPrice\n")
+GCP_ATTACH = GCP_HEADER + """\
+n1-highcpu-16,16.0,14.4,,,,us-east1,us-east1-b,0.5,0.2
+n1-standard-8,8.0,30.0,,,,us-east1,us-east1-b,0.6,
+n1-ultramem-40,40.0,961.0,,,,us-east1,us-east1-b,0.1,0.05
+n1-340-48-tpu,48.0,340.0,,,,us-east1,us-east1-b,0.1,0.05
+,,,V100,1,,us-east1,us-east1-b,2.48,1.24
+,,,T4,1,,us-east1,us-east1-b,0.35,0.14
+,,,K80,1,,us-east1,us-east1-b,0.45,0.1
+,,,T4,1,,us-east1,us-east1-c,0.35,0.14
+"""
+
+
+def test_fixture_gcp_attached_gpus_take_the_cheapest_allowed_host() -> None:
+    """V100x1 allows N1 hosts of at most 12 vCPUs: n1-standard-8 (0.6), not the cheaper
+    n1-highcpu-16 (0.5); it has no spot price, so the spot V100 is GPU-only. T4x1 allows 48:
+    n1-highcpu-16. n1-ultramem / n1-*-tpu take no GPU. K80 (no known host rule) and the T4 of
+    a zone without N1 hosts are GPU-only."""
+    result = skypilot.parse(Payload(name="gcp/vms.csv", content=GCP_ATTACH.encode(), ext="csv"))
+    got = {(o.sku, o.region, o.pricing_model): (o.price_per_hour, o.price_kind, o.vcpus)
+           for o in result.prices}
+    assert got == {  # sums rounded to 5 decimals, as the parser does
+        ("n1-standard-8+V100x1", "us-east1-b", "on_demand"): (3.08, "gpu_with_host", 8.0),
+        ("V100x1", "us-east1-b", "spot"): (1.24, "gpu_only", None),
+        ("n1-highcpu-16+T4x1", "us-east1-b", "on_demand"): (0.85, "gpu_with_host", 16.0),
+        ("n1-highcpu-16+T4x1", "us-east1-b", "spot"): (0.34, "gpu_with_host", 16.0),
+        ("K80x1", "us-east1-b", "on_demand"): (0.45, "gpu_only", None),
+        ("K80x1", "us-east1-b", "spot"): (0.1, "gpu_only", None),
+        ("T4x1", "us-east1-c", "on_demand"): (0.35, "gpu_only", None),
+        ("T4x1", "us-east1-c", "spot"): (0.14, "gpu_only", None),
+    }
 
 
 def test_fixture_lambda_tiny() -> None:

@@ -389,3 +389,38 @@ def test_unreachable_servers_are_a_named_error(raw: SharedRaw, cluster) -> None:
             blind.markers()
         assert time.monotonic() - started < 20
         assert cluster.writer_secret not in str(caught.value)
+
+
+def test_a_table_from_before_price_kind_gains_the_column(cluster) -> None:  # type: ignore[no-untyped-def]
+    """raw.price_observations created before price_kind existed (issue 37 item 2): a reader
+    sees its rows with a null kind ('instance' in the models), and the next writer adds the
+    optional column before appending rows that carry one."""
+    from pyiceberg.schema import Schema
+
+    from gpucost.cluster.raw_commits import TABLE_PROPERTIES
+
+    old_schema = Schema(*(f for f in raw_tables.PRICE_SCHEMA.fields if f.name != "price_kind"))
+    when = datetime(2026, 3, 1, tzinfo=UTC)
+    with SharedRaw(cluster, namespace=_namespace()) as shared:
+        shared.catalog.create_namespace(shared.namespace)
+        table = shared.catalog.create_table(
+            (shared.namespace, raw_tables.OBSERVATIONS), schema=old_schema,
+            partition_spec=raw_tables.PRICE_SPEC, properties=TABLE_PROPERTIES)
+        shared.ensure_tables()  # raw.fetches only: the old observations table stays as it is
+        old_id = uuid7()
+        old_rows = raw_tables.price_rows(_prices(2, when), {"fetch_id": old_id, "source": "old"})
+        table.append(old_rows.drop_columns(["price_kind"]))
+        shared.append_fetch({"source": "old", "fetch_id": old_id, "observed_at": when})
+        assert shared.observations()["price_kind"].to_pylist() == [None, None]
+
+        shape = PriceObservation(provider="oracle", sku="BM.GPU.MI355X.8", region="",
+                                 pricing_model="on_demand", price_per_hour=68.8,
+                                 gpu_name_raw="MI355X", gpu_count=8.0,
+                                 price_kind="shape_per_gpu")
+        shared.append_fetch({"source": "new", "observed_at": when}, [shape])
+        assert "price_kind" in {f.name for f in shared.table(raw_tables.OBSERVATIONS)
+                                .schema().fields}
+        rows = shared.observations()
+        assert sorted(zip(rows["source"].to_pylist(), rows["price_kind"].to_pylist(),
+                          strict=True), key=str) == [
+            ("new", "shape_per_gpu"), ("old", None), ("old", None)]

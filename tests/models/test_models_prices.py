@@ -152,3 +152,47 @@ def test_the_check_catches_a_crosscheck_price_basis(con) -> None:
         con.execute("create or replace table price_bases as select * from price_bases_backup")
     assert set(failures) == {"crosscheck_never_a_price_basis"}
     assert failures["crosscheck_never_a_price_basis"][0][2:] == ("coreweave", "crosscheck")
+
+
+def test_price_kind_reaches_gpu_offers_and_old_rows_read_as_instance(tmp_path: Path) -> None:
+    """price_kind (issue 37 item 2): a raw table created before the column existed gains it
+    from schema.sql's migration, its rows reading 'instance'; a row loaded with a kind keeps
+    it through staging and int_offers_mapped into gpu_offers."""
+    raw = duckdb.connect(str(tmp_path / "raw.duckdb"))
+    raw.execute("""
+        create table price_observations (
+            fetch_id bigint not null, source varchar not null, provider varchar not null,
+            sku varchar not null, region varchar not null, pricing_model varchar not null,
+            os varchar, currency varchar not null, price_per_hour double,
+            gpu_name_raw varchar, gpu_count double, gpu_memory_gb double, vcpus double,
+            ram_gb double, observed_at timestamptz not null);
+        insert into price_observations values (1, 'runpod', 'runpod', 'H100 SXM', '',
+            'on_demand', 'linux', 'USD', 2.99, 'H100 SXM', 1, null, null, null,
+            '2026-03-01 00:00+00');
+    """)
+    raw.execute(SCHEMA_SQL.read_text(encoding="utf-8"))
+    raw.execute("""
+        insert into fetches (fetch_id, run_id, source, stream, mode, started_at, finished_at,
+                             observed_at, status, sha256, rows_loaded) values
+        (1, 'r1', 'runpod', 'pricing_page', 'replay', '2026-03-01 00:00+00',
+            '2026-03-01 00:01+00', '2026-03-01 00:00+00', 'replayed', 'sha-rp', 1),
+        (2, 'r1', 'coreweave', 'pricing_page', 'replay', '2026-03-01 00:00+00',
+            '2026-03-01 00:01+00', '2023-09-21 00:00+00', 'replayed', 'sha-cw', 1);
+        insert into price_observations (fetch_id, source, provider, sku, region, pricing_model,
+            os, currency, price_per_hour, gpu_name_raw, gpu_count, observed_at, price_kind)
+        values (2, 'coreweave', 'coreweave', 'gpu-component:hgx-h100', '', 'on_demand',
+            'linux', 'USD', 4.76, 'H100 SXM', 1, '2023-09-21 00:00+00', 'gpu_component');
+    """)
+    raw.close()
+    con = duckdb.connect(str(tmp_path / "next.duckdb"))
+    con.execute(f"attach '{tmp_path / 'raw.duckdb'}' as raw (read_only)")
+    load_curated(con, catalog_dir=FIXTURE_CATALOG)
+    runner.build(con)
+    rows = con.execute("select provider, sku, price_kind from gpu_offers"
+                       " where source <> 'reference' order by provider").fetchall()
+    kinds = {k for (k,) in con.execute("select distinct price_kind from gpu_offers"
+                                       " where source = 'reference'").fetchall()}
+    con.close()
+    assert kinds == {"instance"}  # the curated reference prices are whole instances
+    assert rows == [("coreweave", "gpu-component:hgx-h100", "gpu_component"),
+                    ("runpod", "H100 SXM", "instance")]

@@ -95,3 +95,24 @@ def test_unknown_pricing_model_is_refused_at_the_record():
     with pytest.raises(ValueError):
         PriceObservation(provider="p", sku="s", region="", pricing_model="free",
                          price_per_hour=1.0, gpu_name_raw=None, gpu_count=None)
+
+
+def test_unknown_price_kind_is_refused_at_the_record():
+    with pytest.raises(ValueError, match="price_kind"):
+        PriceObservation(provider="p", sku="s", region="", pricing_model="on_demand",
+                         price_per_hour=1.0, gpu_name_raw=None, gpu_count=None,
+                         price_kind="per_gpu")
+
+
+def test_price_kind_is_stored(tmp_path):
+    """What a price buys is kept in raw.price_observations (default: a whole instance)."""
+    store = RawStore(tmp_path)
+    result = _result(2)
+    result.prices[1] = PriceObservation(
+        provider="oracle", sku="BM.GPU.MI355X.8", region="", pricing_model="on_demand",
+        price_per_hour=68.8, gpu_name_raw="MI355X", gpu_count=8, price_kind="shape_per_gpu")
+    with store.connect() as con:
+        _load(store, con, Payload(name="k.json", content=b"k", ext="json"), result)
+        rows = con.execute("select sku, price_kind from price_observations order by sku"
+                           ).fetchall()
+    assert rows == [("BM.GPU.MI355X.8", "shape_per_gpu"), ("sku0", "instance")]

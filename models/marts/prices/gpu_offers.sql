@@ -9,6 +9,14 @@
 -- percentile per-GPU price; their price_per_hour is the median offer.
 --
 -- columns:
+--   price_kind: what price_per_hour buys: instance (a whole rentable machine) |
+--     gpu_with_host (an attach-only GPU priced with the cheapest host VM it attaches to from
+--     the same catalog: GCP N1 + T4/V100/P100/P4; vcpus and ram_gb are that host's) |
+--     gpu_only (an attach-only GPU without any host price in the catalog: the GPU alone,
+--     never a minimum or a price basis) | gpu_component (a GPU price with vCPUs and RAM
+--     billed on top: CoreWeave's 2023 grid; never a minimum or a price basis) |
+--     shape_per_gpu (a per-GPU list price multiplied out to the only shape the part is
+--     rented as: Oracle's price list, BM.GPU.H100.8 = 8 x the per-GPU price)
 --   is_fractional_gpu: true when the offer is a share of one GPU or a non-whole count; such
 --     offers keep a null price_per_gpu_hour
 --   gpu_memory_gb [GB]: memory per GPU as the source states it
@@ -62,6 +70,7 @@ final as (
         offers.region,
         offers.pricing_model,
         offers.price_per_hour,
+        offers.price_kind,
         offers.gpu_count,
         offers.is_fractional_gpu,
         offers.price_per_gpu_hour,
