@@ -63,6 +63,7 @@ accelerator_newest as (
         and offers.source_kind in ('first_hand', 'reference')
         and offers.observed_at_known
         and offers.price_per_hour > 0
+        and offers.price_kind not in ('gpu_component', 'gpu_only')
     group by offers.accelerator_id
 
 ),

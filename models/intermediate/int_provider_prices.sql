@@ -2,7 +2,10 @@
 -- GPUs, known price) that stands for it, across every provider listing it (its own listing,
 -- an aggregator's resale, a reference price) and all their sources, regions and skus.
 -- * only prices someone could pay (int_offers_standing): a disputed offer (a catalog or a
---   resale that the provider's own page contradicts by more than 25%) is never a candidate.
+--   resale that the provider's own page contradicts by more than 25%), a GPU component (CPU
+--   and RAM billed on top) and an attach-only GPU without its host (price_kind gpu_component,
+--   gpu_only) are never candidates; a GPU priced with its cheapest host (gpu_with_host) and a
+--   per-GPU list price of a shape sold whole, priced as that shape (shape_per_gpu), are.
 -- * each seller is counted once, at its newest price: a dated offer before an undated one,
 --   then the offers of the seller's newest observation (within a day of it: one fetch's
 --   regions), its own listing before a resold one, then the cheapest per GPU. A first-hand or
@@ -29,6 +32,9 @@ offers as (
 
     select * from int_offers_standing
     where not int_offers_standing.is_disputed
+        -- a GPU billed with CPU and RAM on top, or an attach-only GPU without its host, is no
+        -- price anyone pays for a machine (gpu_offers.price_kind): listed, never a statistic
+        and int_offers_standing.price_kind not in ('gpu_component', 'gpu_only')
 
 ),
 

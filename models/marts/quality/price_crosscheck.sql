@@ -42,7 +42,7 @@ with
 
 offers as (
 
-    select * from int_offers_mapped
+    select * from int_offers_standing
 
 ),
 
@@ -77,6 +77,9 @@ first_hand_offers as (
         and offers.accelerator_id is not null
         and offers.currency = 'USD'
         and offers.price_per_gpu_hour is not null
+        -- only prices someone could pay (as gpu_prices): no disputed row, no GPU component
+        and not offers.is_disputed
+        and offers.price_kind not in ('gpu_component', 'gpu_only')
 
 ),
 
