@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from gpucost.catalog.memory import capacity_gb
 from gpucost.catalog.parsing import CheapestOffers
 from gpucost.catalog.records import EmptyPayloadError, ParseError, Payload, PriceObservation
 
@@ -117,13 +118,20 @@ def per_gpu_memory_gb(gpu_info: str, count: float | None, cloud: str,
     """Per-GPU memory in GB from GpuInfo's first `Gpus` entry, or None when GpuInfo is not a
     dict or the figure is not plausible (> MAX_GPU_MEMORY_GB per GPU). `total`: the catalog
     writes the memory of all the row's GPUs there (size_is_total), so it is divided by the
-    count, as for Vast always."""
+    count, as for Vast always.
+
+    Units, decided from the recorded catalogs: SizeInMiB is MiB (49,152 for an L40S at
+    cudo, 81,920 for an H100 at lium), read by catalog.memory.capacity_gb as the vendor's GB
+    (MiB / 1024: the vendors' memory "GB" are binary); Vast and Lium write the host's usable
+    memory (nvidia-smi), on an ECC-on GDDR card 15/16 of it (L40S 46,068 and 46,080 MiB),
+    which capacity_gb reads as the card's 48 GB. A figure below 1024 is already GB
+    (shadeform writes `'SizeInMiB': 48` for an L40S)."""
     mib = size_mib(gpu_info)
     if mib is None:
         return None
     if (total or cloud in _MEMORY_IS_TOTAL) and count and count > 0:
         mib /= count
-    gb = mib if mib < 1024 else mib / 1024  # below 1024: already GB (shadeform's unit bug)
+    gb = mib if mib < 1024 else capacity_gb(mib)
     return round(gb, 1) if gb <= MAX_GPU_MEMORY_GB else None
 
 

@@ -20,7 +20,11 @@ They are aggregated into buckets of (GPU name, GPUs per offer):
   not a price you are guaranteed to get); never "on_demand" or "spot".
 * sku = ``<n>x <gpu name>``, gpu_name_raw = the Vast name, with the per-GPU VRAM appended
   for models sold in several memory sizes (``A100 SXM4 80GB``, ``Tesla V100 32GB``), the
-  host-reported MiB rounded to whole GB; gpu_memory_gb = the bucket's median VRAM in GB.
+  host-reported MiB rounded to whole GB; gpu_memory_gb = the bucket's median VRAM in the
+  vendor's GB. ``gpu_ram`` is the host's usable memory in MiB (nvidia-smi: H100 81,559,
+  A100 40,960), read by catalog.memory.capacity_gb: MiB / 1024 (a GPU's "GB" are binary),
+  and on an ECC-on GDDR card, where the driver keeps 1/16 (L40S 46,068 MiB = 45 GiB), the
+  card's capacity (48 GB) rather than 45.
 * region "" (one global marketplace), provider "vast", stream "marketplace".
 * fractional offers (``num_gpus`` below 1: a slice of one card) are kept apart in their own
   buckets and flagged by their fractional gpu_count (the marts keep them out of per-GPU
@@ -61,6 +65,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from gpucost.catalog.memory import capacity_gb
 from gpucost.catalog.parsing import GPU_COUNT_INVALID, raise_empty, read_gpu_count
 from gpucost.catalog.records import (
     ParseError,
@@ -175,7 +180,7 @@ def parse(payload: Payload) -> ParseResult:
         if bid is not None and bid > 0:
             bucket["bid"].append(bid)
         if ram and ram > 0:
-            bucket["vram"].append(ram / 1024)
+            bucket["vram"].append(capacity_gb(ram))
     for (label, count), values in sorted(buckets.items()):
         vram = round(quantile(values["vram"], 0.5), 1) if values["vram"] else None
         for model, prices in (("community", values["base"]),

@@ -214,3 +214,19 @@ def test_no_offer_holds_more_memory_per_gpu_than_its_card(recorded: Path) -> Non
             " join accelerators as specs using (accelerator_id)"
             " where offers.gpu_memory_gb > 1.3 * specs.memory_gb").fetchall()
     assert over == []
+
+
+def test_every_offer_states_its_cards_memory_within_5_percent(recorded: Path) -> None:
+    """Issue 37 item 5: per-GPU memory in the catalog's unit. Vast's L40S row writes the
+    host's usable 46,068 MiB (GpuInfo SizeInMiB, 1x-L40S-32-65536): 46,068 / 1024 = 44.99 GiB,
+    15/16 of 47.99 (ECC keeps 1/16 of a GDDR6 card), so the card's 48 GB, not 45; H100 SXM
+    81,559 MiB / 1024 = 79.6 stays as read (HBM, no ECC reservation)."""
+    with duckdb.connect(str(recorded / "gpucost.duckdb"), read_only=True) as con:
+        off = con.execute(
+            "select offers.sku, offers.gpu_memory_gb, specs.memory_gb from gpu_offers as offers"
+            " join accelerators as specs using (accelerator_id)"
+            " where abs(offers.gpu_memory_gb - specs.memory_gb) > 0.05 * specs.memory_gb"
+        ).fetchall()
+    assert off == []
+    assert ("vast", "1x-L40S-32-65536", "nvidia-l40s-48gb", 1.0, 48.0) in _offer_rows(
+        recorded, "provider = 'vast' and sku like '%L40S%'")

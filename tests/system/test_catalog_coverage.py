@@ -1,0 +1,52 @@
+"""Every rented GPU in the catalog, memory read in the catalog's unit (issue 37 items 4 and 5),
+on the full load of every recorded file (the `loaded` fixture)."""
+
+from __future__ import annotations
+
+BIG_NAMES = ("H100", "H200", "A100", "A800", "B200", "MI300", "V100")
+
+
+def test_no_big_accelerator_name_is_unmapped_and_at_most_60_offers_are(loaded):
+    con = loaded[0]
+    left = con.execute("select gpu_name_raw, provider, reason, offer_count "
+                       "from unmapped_gpu_names").fetchall()
+    big = [r for r in left if any(n in r[0].upper().replace("-", "")
+                                  for n in BIG_NAMES)]
+    # the one left: RunPod's H200 NVL, which the catalog does not hold yet (docs/sources.md)
+    assert big == [("NVIDIA H200 NVL", "runpod", "no_alias", 1)]
+    assert sum(r[3] for r in left) <= 60  # 315 before issue 37 item 4
+
+
+def test_azure_m60_offer_maps_to_one_gpu_of_the_board(loaded):
+    """Standard_NV12s_v3 is one M60 GPU (azure.py's size table: NV12s_v3 -> ("M60", 1)); the
+    catalog's M60 row is per GPU: board 16 GB / 2 GPUs = 8 GB, 320.8 / 2 = 160.4 GB/s."""
+    con = loaded[0]
+    rows = con.execute("select distinct accelerator_id, gpu_count from gpu_offers "
+                       "where provider = 'azure' and sku = 'Standard_NV12s_v3'").fetchall()
+    assert rows == [("nvidia-m60-8gb", 1.0)]
+    assert con.execute("select memory_gb, memory_bw_tbps, training_precision from accelerators "
+                       "where accelerator_id = 'nvidia-m60-8gb'").fetchall() == [
+        (8.0, 0.1604, None)]
+
+
+def test_cudo_a800_reads_80_gb_of_the_a800_pcie(loaded):
+    """cudo intel-ice-lake-a800-pci_*: GpuInfo SizeInMiB 81920 / 1024 = 80.0 GB."""
+    con = loaded[0]
+    rows = con.execute("select distinct accelerator_id, gpu_memory_gb from gpu_offers "
+                       "where provider = 'cudo' and sku like 'intel-ice-lake-a800-pci%'"
+                       ).fetchall()
+    assert rows == [("nvidia-a800-pcie-80gb", 80.0)]
+
+
+def test_every_offer_states_its_cards_memory_within_5_percent(loaded):
+    """Issue 37 item 5 on every recorded file: 45 GB L40S offers (nvidia-smi's usable memory
+    with ECC on, 46,068 MiB) now read as the card's 48 GB."""
+    con = loaded[0]
+    off = con.execute(
+        "select offers.provider, offers.sku, offers.gpu_memory_gb, specs.memory_gb"
+        " from gpu_offers as offers join accelerators as specs using (accelerator_id)"
+        " where abs(offers.gpu_memory_gb - specs.memory_gb) > 0.05 * specs.memory_gb"
+    ).fetchall()
+    assert off == []
+    assert con.execute("select count(*) from gpu_offers where accelerator_id like 'nvidia-l40%'"
+                       " and gpu_memory_gb is not null").fetchone()[0] > 0
