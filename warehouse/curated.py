@@ -71,7 +71,7 @@ CURATED_TABLES: dict[str, dict[str, str]] = {
     # MLPerf rounds' publication days (issue 26): the date a result is observed at
     "mlperf_rounds": _typed(date="published_on"),
     # training feasibility and calibrated utilisation (issue 11)
-    "scale_up_domains": _typed(integer="domain_size", double="bandwidth_gbps"),
+    "scale_up_domains": _typed(integer="domain_size node_gpus", double="bandwidth_gbps"),
     "mfu_model": _typed(double="coefficient"),
     # who sells an offer (issue 24): aggregators and marketplaces, sellers' other spellings
     "providers": {},

@@ -9,9 +9,10 @@
 -- on-demand, spot, community, committed, owned) plus 'given' when price_per_gpu_hour is passed.
 -- A rental basis is taken at the size of the job (price_bases_by_size): gpus_per_node, the GPUs
 -- one instance must hold, is the run's GPU count rounded up to 1, 2, 4 or 8 (the model-parallel
--- group at least; 8 when the run is not given n_gpus or spans several nodes: full 8-GPU
--- nodes); where no offer of that size exists the closest smaller one is used and
--- basis_fits_node is false (basis_note says so).
+-- group at least; a whole node when the run is not given n_gpus or spans several nodes: 8
+-- GPUs, or the part's node_gpus (mart scale_up_domains: a GB200 tray holds 4)); where no offer
+-- of that size exists the closest smaller one is used and basis_fits_node is false
+-- (basis_note says so; a ranking never uses such a row).
 -- energy_mwh = training_energy_mwh(gpu_hours, ...), peak_cluster_power_mw at full load,
 -- usd_per_million_tokens = cost_usd / tokens x 1e6.
 -- accelerator: an id or any spelling in accelerator_aliases ("H100 SXM", "TPU v5p"); null =
@@ -133,6 +134,7 @@ chosen as (
         domains.scale_up_link,
         domains.has_scale_up_fabric,
         domains.form_factor,
+        domains.node_gpus,
         precision_peak_tflops(
             args.arg_precision,
             inputs.peak_bf16_dense_tflops,
@@ -312,11 +314,19 @@ select
                 then '; no ' || bases.price_basis || ' offer of ' || billed.run_gpus_per_node
                     || ' or more GPUs per instance: the closest, a '
                     || printf('%g', bases.basis_gpu_count) || '-GPU instance'
+            when bases.basis_gpu_count is null
+                and bases.basis_min_gpus < billed.run_gpus_per_node
+                then '; no ' || bases.price_basis || ' over offers of ' || billed.run_gpus_per_node
+                    || ' or more GPUs per instance: taken over offers of at least '
+                    || bases.basis_min_gpus
             else ''
         end as basis_note,
     billed.run_gpus_per_node as gpus_per_node,
     bases.basis_gpu_count,
-    bases.basis_gpu_count >= billed.run_gpus_per_node as basis_fits_node,
+    -- the offer's instance, or for a median the size its offers were taken at (at least
+    -- basis_min_gpus GPUs each); null for a basis that is no rental (owned, analyst, given)
+    coalesce(bases.basis_gpu_count, bases.basis_min_gpus) >= billed.run_gpus_per_node
+        as basis_fits_node,
     billed.run_gpu_hours * bases.price_per_gpu_hour as cost_usd,
     billed.run_gpu_hours * bases.price_per_gpu_hour / billed.run_tokens * 1e6
         as usd_per_million_tokens,
@@ -396,9 +406,10 @@ from (
         pipelined.*,
         -- the GPUs one instance must hold: the run's GPUs (at least its model-parallel group)
         -- rounded up to 1, 2, 4 or 8; 8 (full nodes) when the cluster is not given
-        instance_gpus(
-            greatest(coalesce(pipelined.arg_n_gpus, 8), coalesce(pipelined.run_min_gpus, 1))
-        ) as run_gpus_per_node
+        instance_gpus(least(
+            greatest(coalesce(pipelined.arg_n_gpus, 8), coalesce(pipelined.run_min_gpus, 1)),
+            coalesce(pipelined.node_gpus, 8)
+        )) as run_gpus_per_node
     from (
         -- the pipeline bubble of a platform without scale-up fabric: a plan with p pipeline stages
         -- and m micro-batches per step idles (p - 1) / (m + p - 1) of the time (1F1B schedule,

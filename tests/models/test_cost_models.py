@@ -630,7 +630,7 @@ def test_cost_checks_catch_unsourced_unresolved_and_unexplained_rows(tmp_path):
         fh.write("off-run,Off,a2-ultragpu-1g,7e9,,2e12,100000,basis,,bf16,0.45,mfu basis,none,"
                  "low,t,,,\n")
     with (catalog / "scale_up_domains.csv").open("a", encoding="utf-8") as fh:
-        fh.write("nvidia-l4-24gb,2,a bridge nobody sourced,,,\n")
+        fh.write("nvidia-l4-24gb,2,a bridge nobody sourced,,,,\n")
     con, _ = build(tmp_path, catalog, with_rows=False)
     try:
         failures = runner.run_checks(con)

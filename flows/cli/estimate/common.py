@@ -141,3 +141,51 @@ def cheapest_rental(found: list[dict[str, Any]], column: str) -> dict[str, dict[
             best[r["accelerator_id"]] = r
     return {k: v if v["basis_kind"] == "observed" else dict(
         v, price_basis=f"{v['price_basis']} (est.)") for k, v in best.items()}
+
+
+def fits(r: dict[str, Any]) -> bool:
+    """The row's price is of an instance that holds the GPUs one node of the run needs (or is
+    no rental offer: owned, analyst, given); a smaller box never prices a multi-node plan."""
+    return r.get("basis_fits_node") is not False
+
+
+def rank_platforms(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ranking of a multi-accelerator training estimate, one entry per accelerator:
+    ranked (rank 1, 2, ...) by the given price, else the cheapest dated on-demand rental whose
+    instance holds a whole node of the run (gpus_per_node), else the cheapest other rental that
+    fits; a feasible platform with no fitting rental is listed after them, unranked, with the
+    reason ("no 8-GPU offer seen; the cheapest is a 1-GPU box at ..."); infeasible platforms
+    last. Each row of a ranked platform whose basis fits gets `rank` (the others None), so no
+    ranked row is priced by a smaller box (issue 38)."""
+    given = cheapest(found, "cost_usd", lambda r: r["price_basis"] == "given")
+    on_demand = cheapest(found, "cost_usd",
+                         lambda r: r["price_basis"] == "on_demand_min" and fits(r))
+    rented = cheapest_rental([r for r in found if fits(r)], "cost_usd")
+    smaller = cheapest_rental([r for r in found if not fits(r)], "price_per_gpu_hour")
+    by_acc = {r["accelerator_id"]: r for r in found}
+    entries = []
+    for acc, r in by_acc.items():
+        basis = given.get(acc) or on_demand.get(acc) or rented.get(acc)
+        reason = None
+        if r["feasible"] is False:
+            reason = r.get("infeasible_reason") or "cannot train this model"
+        elif basis is None:
+            node = int(r.get("gpus_per_node") or 8)
+            box = smaller.get(acc)
+            reason = f"no {node}-GPU offer seen" + (
+                f"; the cheapest is a {box['basis_gpu_count']:g}-GPU box at "
+                f"{box['price_per_gpu_hour']:.4g} USD/GPU-h ({box['provider'] or '-'}, "
+                f"{box['price_basis']})" if box else "; no rental offer at all")
+        entries.append({"accelerator_id": acc, "basis": basis, "reason": reason,
+                        "key": (r["feasible"] is False, basis is None,
+                                acc not in given and acc not in on_demand,
+                                (basis or {}).get("cost_usd") or float("inf"), acc)})
+    entries.sort(key=lambda e: e["key"])
+    n = 0
+    for e in entries:
+        e["rank"] = None if e["reason"] else (n := n + 1)
+        del e["key"]
+    ranks = {e["accelerator_id"]: e["rank"] for e in entries}
+    for r in found:
+        r["rank"] = ranks[r["accelerator_id"]] if fits(r) else None
+    return entries

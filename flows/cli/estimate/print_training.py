@@ -5,10 +5,9 @@ here but which row of each basis kind to show."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from gpucost.flows.cli.estimate.common import cheapest, cheapest_rental
+from gpucost.flows.cli.estimate.common import cheapest, cheapest_rental, fits
 from gpucost.flows.cli.output import count, number, write_table
 
 
@@ -69,24 +68,23 @@ def print_training(result: dict[str, Any], out: Any) -> None:
     if not single:
         print(f"Training estimate: {', '.join(what)}; FLOPs {count(first['flops'])}; "
               f"wall-clock on {gpus}", file=out)
-        on_demand = cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "on_demand_min")
-        rented = cheapest_rental(rows, "cost_usd")
+        on_demand = cheapest(rows, "cost_usd",
+                             lambda r: r["price_basis"] == "on_demand_min" and fits(r))
+        rented = cheapest_rental([r for r in rows if fits(r)], "cost_usd")
         owned = cheapest(rows, "cost_usd", lambda r: r.get("basis_kind") == "owned")
         analyst = cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "rental_3y_survey")
         given = cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "given")
-
-        def rank(r: dict[str, Any]) -> tuple:
-            # one price basis kind per rank: the given price, else the cheapest on-demand
-            # rental; platforms without one after, by their cheapest other rental
-            acc = r["accelerator_id"]
-            basis = given.get(acc) or on_demand.get(acc)
-            return (r["feasible"] is False, basis is None,
-                    (basis or rented.get(acc) or {}).get("cost_usd") or math.inf)
-
-        order = sorted({r["accelerator_id"]: r for r in rows}.values(), key=rank)
-        table = []
-        for r in order:
-            acc = r["accelerator_id"]
+        first_of = {}
+        for r in rows:
+            first_of.setdefault(r["accelerator_id"], r)
+        table, unranked = [], []
+        for entry in result["ranking"]:
+            acc = entry["accelerator_id"]
+            r = first_of[acc]
+            if entry["rank"] is None and r["feasible"] is not False:
+                unranked.append([acc, number(r["gpu_hours"]), number(r["wall_clock_days"]),
+                                 entry["reason"]])
+                continue
             od = given.get(acc) or on_demand.get(acc, {})
             cheap, own = rented.get(acc, {}), owned.get(acc, {})
             table.append([
@@ -107,11 +105,18 @@ def print_training(result: dict[str, Any], out: Any) -> None:
                      "owned/TCO USD (basis)", "analyst USD", "MWh", "MFU from"]
                     + (["cannot train it because"] if result.get("show_all") else []),
                     table, out, indent="  ")
-        print("\nranked by the cheapest on-demand rental (dated offers at the size the run "
-              "needs); platforms without one follow, by their cheapest other rental. MFU: in-run "
-              "utilisation of the dense peak (goodput "
-              f"{number(first['goodput'])} separate); docs/cost-models.md explains each source",
-              file=out)
+        node = number(first.get("gpus_per_node"))
+        print(f"\nranked by the cheapest on-demand rental whose instance holds a whole node of "
+              f"the run ({node} GPUs; dated offers); platforms without one follow, by their "
+              "cheapest other rental of that size. MFU: in-run utilisation of the dense peak "
+              f"(goodput {number(first['goodput'])} separate); docs/cost-models.md explains "
+              "each source", file=out)
+        if unranked:
+            print(f"\nnot ranked: {len(unranked)} platform(s) with no rental offer of {node} "
+                  "or more GPUs per instance (a smaller box never prices a multi-node plan):",
+                  file=out)
+            write_table(["accelerator", "GPU-hours", "days", "why"], unranked, out,
+                        indent="  ")
         if result.get("infeasible_hidden"):
             print(f"\nnot ranked: {len(result['infeasible_hidden'])} platform(s) that cannot "
                   f"train this model on {number(first['n_gpus'])} GPUs "

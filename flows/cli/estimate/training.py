@@ -18,6 +18,7 @@ from gpucost.flows.cli.estimate.common import (
     keys_read,
     macro_values,
     mfu_model,
+    rank_platforms,
     resolve_accelerator,
     rows,
 )
@@ -68,6 +69,7 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
         "inputs": {k: v for k, v in values.items() if v is not None},
         "gpus_defaulted": args.gpus is None,
         "rows": found,
+        "ranking": rank_platforms(found),
         "infeasible_hidden": [] if (accelerator or args.all) else hidden,
         "show_all": bool(args.all),
     }
@@ -192,6 +194,7 @@ def scenario_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
         "inputs": inputs,
         "gpus_defaulted": False,
         "rows": found,
+        "ranking": rank_platforms(found),
         "infeasible_hidden": [] if show_all else hidden,
         "show_all": show_all,
         "assumptions": assumptions(con, keys_read(found)),

@@ -97,8 +97,9 @@
 --     least that size (price_bases_by_size)
 --   basis_gpu_count [GPUs]: GPUs per instance of the offer behind the basis; null for the
 --     median, owned, analyst and given bases
---   basis_fits_node: whether that offer holds gpus_per_node GPUs (false: no offer of that size,
---     the closest smaller one is used); null where no offer is behind the basis
+--   basis_fits_node: whether that offer (for the median: the offers it was taken over) holds
+--     gpus_per_node GPUs (false: no offer of that size, the closest smaller one is used; a
+--     ranking never uses such a row); null for the owned, analyst and given bases
 --   cost_usd [USD]: gpu_hours x price_per_gpu_hour
 --   usd_per_million_tokens [USD per million tokens]: cost_usd / tokens x 10^6
 --   energy_mwh [MWh]: facility energy of the run: gpu_hours x tdp_w x server_to_chip_power x

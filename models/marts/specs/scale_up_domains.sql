@@ -16,6 +16,9 @@
 --     domain of more than one accelerator
 --   scale_up_source_url: where domain_size, link and bandwidth come from; null without a row
 --   scale_up_note: how the domain is built
+--   node_gpus [accelerators]: the GPUs of one node (server or compute tray) of the part, the
+--     whole unit a multi-node run rents: 8 unless the catalog says otherwise (GB200 and GB300
+--     NVL72: compute trays of 4)
 
 with
 
@@ -43,7 +46,8 @@ final as (
         domains.bandwidth_gbps as scale_up_bw_gbps,
         coalesce(domains.domain_size, 1) > 1 as has_scale_up_fabric,
         domains.source_url as scale_up_source_url,
-        domains.note as scale_up_note
+        domains.note as scale_up_note,
+        coalesce(domains.node_gpus, 8) as node_gpus
     from accelerator_specs
     left join domains using (accelerator_id)
 
