@@ -116,13 +116,41 @@ _SIZES: dict[str, tuple[str, float]] = {
     "NG8ads_V620_v1": ("V620", 1 / 4), "NG16ads_V620_v1": ("V620", 1 / 2),
     "NG32ads_V620_v1": ("V620", 1), "NG32adms_V620_v1": ("V620", 1),
     "NG32adms_V620": ("V620", 1),
+    # NC RTX PRO 6000 BSE v6 (RTX PRO 6000 Blackwell Server Edition, 96 GB; GA sizes below 144
+    # vCPUs are GPU partitions). Preview sizes, Microsoft Learn "NC RTX PRO 6000 Blackwell
+    # Server Edition v6 sizes series", Accelerators tabs (ms.date 2025-12-05, MicrosoftDocs/
+    # azure-compute-docs articles/virtual-machines/sizes/gpu-accelerated/
+    # nc-rtxpro6000-bse-v6-series.md @ 02773904): NC128ds/lds 1 GPU (96 GB), NC256ds/lds and
+    # NC320ds/lds 2 GPUs (192 GB).
+    # https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/nc-rtxpro6000-bse-v6-series
+    "NC128ds_xl_RTXPRO6000BSE_v6": ("RTXPRO6000BSE", 1),
+    "NC256ds_xl_RTXPRO6000BSE_v6": ("RTXPRO6000BSE", 2),
+    "NC320ds_xl_RTXPRO6000BSE_v6": ("RTXPRO6000BSE", 2),
+    "NC128lds_xl_RTXPRO6000BSE_v6": ("RTXPRO6000BSE", 1),
+    "NC256lds_xl_RTXPRO6000BSE_v6": ("RTXPRO6000BSE", 2),
+    "NC320lds_xl_RTXPRO6000BSE_v6": ("RTXPRO6000BSE", 2),
+    # GA sizes: the same page's GA table as transcribed by Microsoft's own
+    # microsoft/physical-ai-toolchain docs ("GPU Configuration", 2026-10-08, citing the page
+    # above): NC36ds 1/4 GPU (24 GB), NC72ds 1/2 (48 GB), NC144ds 1 (96 GB), NC288ds 2 (192 GB).
+    # The lds sizes: Microsoft Learn's "NC RTX PRO 6000 Blackwell v6 sizes series overview"
+    # (ms.date 2026-06-03) replaces preview NC128lds (1 GPU) by NC144lds and NC256lds/NC320lds
+    # (2 GPUs) by NC288lds; microsoft/aspire AksNodeVmSizes.cs lists NC144lds 1 and NC288lds 2
+    # GPU(s). The preview NC64ds, NC264ds and NC324lds that the price list also carries are in
+    # no size table with a GPU count: they stay gpu_count_unknown (no per-GPU price).
+    "NC36ds_xl_RTXPRO6000BSE_v6": ("RTXPRO6000BSE", 1 / 4),
+    "NC72ds_xl_RTXPRO6000BSE_v6": ("RTXPRO6000BSE", 1 / 2),
+    "NC144ds_xl_RTXPRO6000BSE_v6": ("RTXPRO6000BSE", 1),
+    "NC288ds_xl_RTXPRO6000BSE_v6": ("RTXPRO6000BSE", 2),
+    "NC144lds_xl_RTXPRO6000BSE_v6": ("RTXPRO6000BSE", 1),
+    "NC288lds_xl_RTXPRO6000BSE_v6": ("RTXPRO6000BSE", 2),
 }
 # GPU token of an ND96 size -> the GPU (ND96asr_A100_v4 is the A100 40GB of ND96asr_v4; the
 # 80GB one is spelt "ams": ND96amsr_A100_v4, in the table above)
 _ND96_GPUS = {"A100": "A100", "H100": "H100 SXM", "H200": "H200", "MI300X": "MI300X"}
 # Sizes whose GPU count Azure does not document per size (the count stays unknown, so no
-# per-GPU price; unmapped_gpu_names lists them with reason gpu_count_unknown): the NC A10 v4,
-# NV V710 v5 and NC RTX PRO 6000 BSE v6 series, whose sizes include GPU partitions.
+# per-GPU price; unmapped_gpu_names lists them with reason gpu_count_unknown): the NC A10 v4
+# and NV V710 v5 series, whose sizes include GPU partitions, and the undocumented NC RTX PRO
+# 6000 BSE v6 sizes (NC64ds, NC264ds, NC324lds ...; the documented ones are in the table).
 # Accelerator tokens in size names that are not GPU models (interconnect markers etc.).
 _NOT_GPU_TOKENS = frozenset({"NDR", "Promo", "noIB", "flex", "xl"})
 

@@ -114,7 +114,38 @@ def test_recorded_eastus2_values(shared_data: Path) -> None:
     july = _parse_file(shared_data / RECORDED / sorted(EXPECTED)[1])
     rtx = _find(july, "Standard_NC320ds_xl_RTXPRO6000BSE_v6")
     assert (rtx.price_per_hour, rtx.gpu_name_raw, rtx.gpu_count) == (16.588, "RTXPRO6000BSE",
-                                                                     None)
+                                                                     2.0)
+
+
+def test_recorded_rtx_pro_6000_bse_per_gpu_prices(shared_data: Path) -> None:
+    """Issue 37 item 4: the NC RTX PRO 6000 BSE v6 sizes with a documented GPU count (Microsoft
+    Learn, see azure.py) have a per-GPU price; worked by hand from the 2026-07-14 eastus2 page:
+    NC256lds (2 GPUs) on demand 11.0 / 2 = 5.50 USD per GPU-hour, the same as NC144lds (1 GPU)
+    5.5 / 1; NC320ds (2 GPUs) 16.588 / 2 = 8.294; NC72ds (1/2 GPU) spot 0.566 / 0.5 = 1.132;
+    NC256lds spot 2.2 / 2 = 1.10; NC320lds spot 2.86 / 2 = 1.43. The preview NC264ds,
+    NC324lds and NC64ds are in no size table: no count, so no per-GPU price."""
+    july = _parse_file(shared_data / RECORDED / sorted(EXPECTED)[1])
+    per_gpu = {}
+    for sku, model, price, count in [
+        ("Standard_NC256lds_xl_RTXPRO6000BSE_v6", "on_demand", 11.0, 2.0),
+        ("Standard_NC144lds_xl_RTXPRO6000BSE_v6", "on_demand", 5.5, 1.0),
+        ("Standard_NC320ds_xl_RTXPRO6000BSE_v6", "on_demand", 16.588, 2.0),
+        ("Standard_NC72ds_xl_RTXPRO6000BSE_v6", "spot", 0.566, 0.5),
+        ("Standard_NC256lds_xl_RTXPRO6000BSE_v6", "spot", 2.2, 2.0),
+        ("Standard_NC320lds_xl_RTXPRO6000BSE_v6", "spot", 2.86, 2.0),
+    ]:
+        row = _find(july, sku, model)
+        assert (row.gpu_name_raw, row.price_per_hour, row.gpu_count) == (
+            "RTXPRO6000BSE", price, count)
+        per_gpu[(sku, model)] = row.price_per_hour / row.gpu_count
+    assert per_gpu[("Standard_NC256lds_xl_RTXPRO6000BSE_v6", "on_demand")] == pytest.approx(5.50)
+    assert per_gpu[("Standard_NC144lds_xl_RTXPRO6000BSE_v6", "on_demand")] == pytest.approx(5.50)
+    assert per_gpu[("Standard_NC320ds_xl_RTXPRO6000BSE_v6", "on_demand")] == pytest.approx(8.294)
+    assert per_gpu[("Standard_NC72ds_xl_RTXPRO6000BSE_v6", "spot")] == pytest.approx(1.132)
+    for sku, model in [("Standard_NC264ds_xl_RTXPRO6000BSE_v6", "on_demand"),
+                       ("Standard_NC324lds_xl_RTXPRO6000BSE_v6", "on_demand"),
+                       ("Standard_NC64ds_xl_RTXPRO6000BSE_v6", "spot")]:
+        assert _find(july, sku, model).gpu_count is None
 
 
 def test_recorded_mexicocentral_values(shared_data: Path) -> None:
@@ -214,6 +245,10 @@ def test_stream_joins_several_regions() -> None:
     ("Standard_NV18ads_A10_v5", "A10", 1 / 2),
     ("Standard_NV72ads_A10_v5", "A10", 2),
     ("Standard_NV12_Promo", "M60", 2),
+    ("Standard_NC128lds_xl_RTXPRO6000BSE_v6", "RTXPRO6000BSE", 1),
+    ("Standard_NC320lds_xl_RTXPRO6000BSE_v6", "RTXPRO6000BSE", 2),
+    ("Standard_NC36ds_xl_RTXPRO6000BSE_v6", "RTXPRO6000BSE", 1 / 4),
+    ("Standard_NC144lds_xl_RTXPRO6000BSE_v6", "RTXPRO6000BSE", 1),
 ])
 def test_gpu_of_known_sizes(sku: str, gpu: str, count: float) -> None:
     name, got = azure.gpu_of_size(sku)
@@ -222,7 +257,7 @@ def test_gpu_of_known_sizes(sku: str, gpu: str, count: float) -> None:
 
 
 @pytest.mark.parametrize(("sku", "token"), [
-    ("Standard_NC320lds_xl_RTXPRO6000BSE_v6", "RTXPRO6000BSE"),
+    ("Standard_NC324lds_xl_RTXPRO6000BSE_v6", "RTXPRO6000BSE"),
     ("Standard_ND256isr_GB400_v7", "GB400"),
     ("Standard_NC12_v9", "NCv9"),
 ])

@@ -6,15 +6,39 @@ from __future__ import annotations
 BIG_NAMES = ("H100", "H200", "A100", "A800", "B200", "MI300", "V100")
 
 
-def test_no_big_accelerator_name_is_unmapped_and_at_most_60_offers_are(loaded):
+def test_no_big_accelerator_name_is_unmapped_and_at_most_53_offers_are(loaded):
     con = loaded[0]
     left = con.execute("select gpu_name_raw, provider, reason, offer_count "
                        "from unmapped_gpu_names").fetchall()
     big = [r for r in left if any(n in r[0].upper().replace("-", "")
                                   for n in BIG_NAMES)]
-    # the one left: RunPod's H200 NVL, which the catalog does not hold yet (docs/sources.md)
-    assert big == [("NVIDIA H200 NVL", "runpod", "no_alias", 1)]
-    assert sum(r[3] for r in left) <= 60  # 315 before issue 37 item 4
+    assert big == []  # RunPod's H200 NVL has its row now (issue 37 item 4)
+    # hand count: 60 before this step, less RunPod's H200 NVL (1) and the 6 Azure RTX PRO 6000
+    # BSE offers whose size has a documented GPU count (NC256lds on demand and spot, NC320ds,
+    # NC320lds spot, NC144lds, NC72ds spot); 315 before issue 37 item 4 began
+    assert sum(r[3] for r in left) <= 53
+    bse = [r for r in left if r[0] == "RTXPRO6000BSE"]
+    assert bse == [("RTXPRO6000BSE", "azure", "gpu_count_unknown", 3)]  # NC64ds, NC264ds, NC324lds
+
+
+def test_h200_nvl_and_azure_rtx_pro_6000_bse_per_gpu_prices(loaded):
+    """RunPod's 'NVIDIA H200 NVL' maps to its own row (141 GB, 4.8 TB/s, 600 W; dense BF16 =
+    the product page's 1,671 sparse / 2); Azure Standard_NC256lds_xl_RTXPRO6000BSE_v6 is 2 GPUs
+    (Microsoft Learn), so 11.0 USD/h on demand is 5.50 per GPU-hour, as NC144lds (1 GPU) 5.5."""
+    con = loaded[0]
+    assert con.execute("select distinct accelerator_id from gpu_offers where provider = 'runpod'"
+                       " and gpu_name_raw = 'NVIDIA H200 NVL'").fetchall() == [
+        ("nvidia-h200-nvl-141gb",)]
+    assert con.execute("select memory_gb, memory_bw_tbps, tdp_w, peak_bf16_dense_tflops "
+                       "from accelerators where accelerator_id = 'nvidia-h200-nvl-141gb'"
+                       ).fetchall() == [(141.0, 4.8, 600.0, 835.5)]
+    rows = con.execute(
+        "select sku, gpu_count, price_per_hour, price_per_gpu_hour from gpu_offers"
+        " where provider = 'azure' and pricing_model = 'on_demand'"
+        " and sku in ('Standard_NC256lds_xl_RTXPRO6000BSE_v6',"
+        " 'Standard_NC144lds_xl_RTXPRO6000BSE_v6') order by sku").fetchall()
+    assert rows == [("Standard_NC144lds_xl_RTXPRO6000BSE_v6", 1.0, 5.5, 5.5),
+                    ("Standard_NC256lds_xl_RTXPRO6000BSE_v6", 2.0, 11.0, 5.5)]
 
 
 def test_azure_m60_offer_maps_to_one_gpu_of_the_board(loaded):

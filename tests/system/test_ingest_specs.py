@@ -158,7 +158,8 @@ def test_uncatalogued_accelerators_for_curation(warehouse):
         data, "select accelerator_name, spec_sources, likely_ml_accelerator, memory_gb "
               "from uncatalogued_accelerators")}
     assert rows["AMD Instinct MI300A"][:2] == ("epoch, wikipedia", True)
-    assert rows["NVIDIA H200 NVL"] == ("techpowerup", True, 141.0)
+    # the H200 NVL (TechPowerUp, 141 GB) was listed here until issue 37 item 4 catalogued it
+    assert "NVIDIA H200 NVL" not in rows
     # every MLPerf spelling maps to the catalog (catalog/aliases.csv) except parts it lacks
     mlperf = {r[0] for r in _q(data, "select accelerator_name from uncatalogued_accelerators "
                                      "where spec_sources like '%mlperf%'")}

@@ -14,8 +14,11 @@ from gpucost.flows.ingest import ingest_files
 SIZES = {  # armSkuName -> (hourly price, expected accelerator, GPU count, per-GPU price)
     "Standard_ND96is_noIB_H100_v5": (98.32, "nvidia-h100-sxm5-80gb", 8.0, 12.29),
     "Standard_ND96asr_A100_v4": (27.197, "nvidia-a100-sxm4-40gb", 8.0, 3.399625),
+    # NC128lds: 1 GPU (Microsoft Learn size table, azure.py); NC264ds is in no size table
     "Standard_NC128lds_xl_RTXPRO6000BSE_v6": (6.38, "nvidia-rtx-pro-6000-blackwell-96gb",
-                                              None, None),
+                                              1.0, 6.38),
+    "Standard_NC264ds_xl_RTXPRO6000BSE_v6": (12.76, "nvidia-rtx-pro-6000-blackwell-96gb",
+                                             None, None),
     "Standard_NC8ads_A10_v4": (0.6, "nvidia-a10-24gb", None, None),
     "Standard_NV12ads_V710_v5": (0.9, None, None, None),
 }
@@ -56,7 +59,7 @@ def test_azure_sizes_of_another_region_map_by_rule(azure_region: Path) -> None:
         assert (got_acc, got_count) == (acc, count), sku
         assert got_per_gpu == (pytest.approx(per_gpu) if per_gpu else None), sku
     assert not any("Promo" in sku for sku in offers)  # kept out of every price statistic
-    assert unmapped == {"Standard_NC128lds_xl_RTXPRO6000BSE_v6": "gpu_count_unknown",
+    assert unmapped == {"Standard_NC264ds_xl_RTXPRO6000BSE_v6": "gpu_count_unknown",
                         "Standard_NC8ads_A10_v4": "gpu_count_unknown",
                         "Standard_NV12ads_V710_v5": "no_alias"}
     with duckdb.connect(str(azure_region / "raw.duckdb"), read_only=True) as con:
