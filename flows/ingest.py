@@ -9,6 +9,7 @@ ingest` (flows/cli/refresh.py) and the recorded-data loader (flows/recorded.py).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,18 +18,27 @@ from gpucost.catalog import sources
 from gpucost.flows import steps
 from gpucost.flows.cli.terminal import one_line, safe
 from gpucost.warehouse import data_dir as default_data_dir
-from gpucost.warehouse.load import file_payload, ingest_max_bytes, too_large
+from gpucost.warehouse.load import (
+    ObservedAt,
+    as_observed,
+    file_payload,
+    ingest_max_bytes,
+    too_large,
+)
 from gpucost.warehouse.publish import writer_lock
 from gpucost.warehouse.store import LoadOutcome, RawStore
 
 
 def ingest_files(
-    source: str, files: list[Path], *, observed_at: datetime | None = None,
+    source: str, files: list[Path], *, observed_at: datetime | ObservedAt | None = None,
     data_dir: Path | None = None, rebuild: bool = True, force: bool = False,
-    allow_shrink: bool = False,
+    allow_shrink: bool = False, file_dates: Mapping[str, ObservedAt] | None = None,
 ) -> tuple[list[LoadOutcome], steps.PublishResult | None]:
     """Replay recorded payloads for a source, then rebuild (the `gpucost ingest` command;
     `rebuild=False`: into the raw layer only).
+    `observed_at`: the --observed-at of every file (a datetime, or an ObservedAt that may be
+    approximate: a month); `file_dates`: that of some files by name (the recorded data's
+    documented dates, flows/recorded.py), before `observed_at`.
     `force` loads a payload the row-count guard would refuse (a deliberately smaller one)
     and publishes what it leaves in force (as `allow_shrink`)."""
     data_dir = Path(data_dir or default_data_dir())
@@ -49,7 +59,8 @@ def ingest_files(
                     continue
                 outcomes += steps.load_payloads(
                     store, con, run_id=run_id, source=source, payloads=[file_payload(path)],
-                    mode="replay", started_at=steps.now(), observed_at=observed_at,
+                    mode="replay", started_at=steps.now(),
+                    observed_at=(file_dates or {}).get(path.name) or as_observed(observed_at),
                     force=force,
                 )
         try:

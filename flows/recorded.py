@@ -5,6 +5,10 @@ SHARED_DATA`): the offline demo, the backfill, and the "ingest everything" timin
 files are loaded into the raw layer as `gpucost ingest SOURCE FILES --no-publish` would, then the
 warehouse is built, checked and published once (a publish per source cost 12 rebuilds).
 
+A file that states no date is loaded with the date its README gives: the feed's
+`observed_at`, or per file `dates` (an approximate period as a month, `--observed-at
+2026-10`); a file whose README gives no date at all stays undated.
+
 Each file gets one line (loaded, unchanged or refused). A refusal that is a documented trap of
 the recorded data (a navigation file, a header-only failed run, placeholder or non-USD
 prices: the READMEs beside the files say which) is marked as such; any other refusal makes the
@@ -32,6 +36,9 @@ class Feed:
     globs: tuple[str, ...]  # relative to the shared data folder
     force: bool = False  # a deliberately smaller payload (an excerpt): load it anyway
     observed_at: datetime | None = None  # for files that state no date but have a known one
+    # files that state no date but whose README gives an approximate period: file name ->
+    # `--observed-at` (a month YYYY-MM: its first day, precision 'month', shown ~YYYY-MM)
+    dates: dict[str, str] = field(default_factory=dict)
     tree: bool = False  # a results repository: the folder itself is given
     # refusals that are documented traps of the recorded files: file name -> error type
     traps: dict[str, str] = field(default_factory=dict)
@@ -39,6 +46,10 @@ class Feed:
 
 P = "prices"
 EMPTY = "EmptyPayloadError"
+# The fixtures of github.com/ewyluda/gpu-price-index carry no date; the same repository's OCI
+# file says lastUpdated 2026-10-01, so their READMEs date them "≈ autumn 2026": the month of
+# that anchor, approximate (never fresher than 2026-10-01).
+AUTUMN_2026 = "2026-10"
 # Every recorded file, by source. Order: price lists, pages and catalogs, then specs, then
 # measured results (nothing depends on the order: recency is each payload's own date).
 FEEDS: tuple[Feed, ...] = (
@@ -59,15 +70,28 @@ FEEDS: tuple[Feed, ...] = (
         "ovhcloud_vms_8a258f5.csv": EMPTY}),
     # the 2026 Lambda page is a one-tab excerpt (README): smaller than the 2024 page on purpose
     Feed("lambda", (f"{P}/pricing_pages_html/lambda/*.html",), force=True),
-    Feed("runpod", (f"{P}/pricing_pages_html/runpod/*.html", f"{P}/provider_api/runpod/*.json")),
-    Feed("vast", (f"{P}/provider_api/vastai/*.json",)),
-    Feed("coreweave", (f"{P}/pricing_pages_html/coreweave/*.html",)),
+    # provider_api/README.md lines 26-28 ("around autumn 2026, exact date unknown") and 111:
+    # RunPod's GraphQL fixture (commit d789fed), "date unknown (≈ autumn 2026)"
+    Feed("runpod", (f"{P}/pricing_pages_html/runpod/*.html", f"{P}/provider_api/runpod/*.json"),
+         dates={"runpod_graphql_gpuTypes_d789fed.json": AUTUMN_2026}),
+    # provider_api/README.md lines 26-28 and 112: Vast's offers (commit 1f5b058), "date
+    # unknown (≈ autumn 2026)"
+    Feed("vast", (f"{P}/provider_api/vastai/*.json",),
+         dates={"vastai_bundles_offers_projected_1f5b058.json": AUTUMN_2026}),
+    # pricing_pages_html/README.md lines 72-74 ("no capture date ... read them as 'about
+    # autumn 2026'"), 79 and 193: the CoreWeave excerpt of commit 078a789, "≈ autumn 2026"
+    Feed("coreweave", (f"{P}/pricing_pages_html/coreweave/*.html",),
+         dates={"coreweave_pricing_ewyluda-078a789_excerpt_chars48000-80000.html":
+                AUTUMN_2026}),
     # the 2025-12 Crusoe page lists 3 prices against 23 in 2025-05: a smaller page on purpose
     Feed("crusoe", (f"{P}/pricing_pages_html/crusoe/*.html",), force=True),
     Feed("datacrunch", (f"{P}/pricing_pages_html/datacrunch/*.html",)),
     Feed("digitalocean", (f"{P}/pricing_pages_html/digitalocean/*.html",)),
     Feed("fluidstack", (f"{P}/pricing_pages_html/fluidstack/*.html",)),
-    Feed("gcp_pricing_page", (f"{P}/pricing_pages_html/gcp/*.html",)),
+    # pricing_pages_html/README.md lines 72-74, 86 and 200: GCP's page of commit 1e77fb7 (the
+    # OCI file's commit), "≈ autumn 2026"
+    Feed("gcp_pricing_page", (f"{P}/pricing_pages_html/gcp/*.html",),
+         dates={"gcp_gpus-pricing_tables_ewyluda-1e77fb7.html": AUTUMN_2026}),
     Feed("hyperstack", (f"{P}/pricing_pages_html/hyperstack/*.html",)),
     Feed("nebius", (f"{P}/pricing_pages_html/nebius/*.html",)),
     Feed("paperspace", (f"{P}/pricing_pages_html/paperspace/*.html",)),
@@ -116,6 +140,7 @@ def ingest_recorded(shared: Path, data_dir: Path | None = None,
     from gpucost.flows.ingest import ingest_files
     from gpucost.flows.steps import build_and_publish
     from gpucost.warehouse import data_dir as default_data_dir
+    from gpucost.warehouse.load import parse_observed_at
 
     results = []
     for feed in feeds:
@@ -124,8 +149,10 @@ def ingest_recorded(shared: Path, data_dir: Path | None = None,
             say(f"{feed.source}: no file under {shared} matches {', '.join(feed.globs)}")
             results.append(FeedResult(feed, [], []))
             continue
-        outcomes, _ = ingest_files(feed.source, files, observed_at=feed.observed_at,
-                                   data_dir=data_dir, rebuild=False, force=feed.force)
+        outcomes, _ = ingest_files(
+            feed.source, files, observed_at=feed.observed_at, data_dir=data_dir,
+            rebuild=False, force=feed.force,
+            file_dates={name: parse_observed_at(when) for name, when in feed.dates.items()})
         result = FeedResult(feed, files, outcomes)
         results.append(result)
         for line in describe(result):

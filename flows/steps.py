@@ -41,7 +41,14 @@ from gpucost.warehouse import data_dir as default_data_dir
 from gpucost.warehouse import exports, memory_limit, rebuild_memory_limit
 from gpucost.warehouse.curated import load_curated
 from gpucost.warehouse.exports import StagedExports
-from gpucost.warehouse.load import combined, merge_results, observation_time, source_error
+from gpucost.warehouse.load import (
+    ObservedAt,
+    as_observed,
+    combined,
+    merge_results,
+    observation_time,
+    source_error,
+)
 from gpucost.warehouse.publish import build, serving_path, writer_lock
 from gpucost.warehouse.refusals import check_row_cap
 from gpucost.warehouse.store import LoadOutcome, RawStore
@@ -163,34 +170,39 @@ def load_payloads(
     payloads: list[Payload],
     mode: str,
     started_at: datetime,
-    observed_at: datetime | None = None,
+    observed_at: datetime | ObservedAt | None = None,
     force: bool = False,
     fetched_at: datetime | None = None,
 ) -> list[LoadOutcome]:
     """Save each payload verbatim, then parse and load it. One bad payload fails alone.
     `force` (replays only) loads a payload the row-count guard would refuse. `fetched_at` is
-    when a live payload was fetched, when that was not now (see load_pages)."""
+    when a live payload was fetched, when that was not now (see load_pages). `observed_at`
+    (replays: --observed-at) may be approximate: an ObservedAt of precision 'month'."""
     parse = sources.get(source).parse
+    given = as_observed(observed_at)
+    option = given.at if given else None
     outcomes = []
     for payload in payloads:
         when = fetched_at or now()
-        saved = store.save_payload(source, payload, observed_at or when)
+        saved = store.save_payload(source, payload, option or when)
         try:
             check_row_cap(payload)
             result = parse(payload)
-            obs, basis = observation_time(observed_at, result.observed_at,
+            obs, basis = observation_time(option, result.observed_at,
                                           payload.name if mode == "replay" else None, when,
                                           mode)
+            precision = given.precision if given and basis == "option" else None
             outcomes.append(store.load(
                 con, run_id=run_id, source=source, mode=mode, payload=payload, saved=saved,
                 result=result, started_at=started_at, finished_at=now(), observed_at=obs,
                 force=force and mode == "replay", observed_at_basis=basis,
+                observed_at_precision=precision,
             ))
         except Exception as exc:  # whatever one payload does, it fails alone
             outcomes.append(store.record_failure(
                 con, run_id=run_id, source=source, mode=mode, started_at=started_at,
                 finished_at=now(), error=source_error(exc), url=payload.url,
-                payload_name=payload.name, saved=saved, observed_at=observed_at,
+                payload_name=payload.name, saved=saved, observed_at=option,
                 http_status=payload.http_status,
             ))
     return outcomes

@@ -1,7 +1,8 @@
 """Load rules: what a payload or a recorded file may load as (no orchestration here).
 
 - when it was observed (`observation_time`: the --observed-at option, the date the payload
-  states, a date in a replayed file's name, else the fetch or ingest time);
+  states, a date in a replayed file's name, else the fetch or ingest time), and how precisely
+  (`parse_observed_at`: a date or instant, or only a month: `ObservedAt`);
 - which error a payload that failed to load is recorded with (`source_error`: a named
   SourceError, or UnexpectedPayloadError; an error of the machine is raised again);
 - how large a file `ingest` reads (`ingest_max_bytes`, `too_large`) and what it loads as
@@ -18,6 +19,7 @@ import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 
@@ -35,6 +37,47 @@ _DATE_IN_NAME = re.compile(
 )
 
 INGEST_MAX_BYTES = 64 * 1024 * 1024  # the default size cap of a live response, too
+
+# how precisely an observation date is known: 'day' (a date or an instant) or 'month' (a
+# replayed file whose README gives only an approximate period: the first instant of the month
+# stands for it, so the observation is never fresher than it may be)
+PRECISIONS = ("day", "month")
+_MONTH = re.compile(r"(\d{4})-(\d{2})")
+
+
+class ObservedAt(NamedTuple):
+    """An observation date given for replayed files (`--observed-at`): the instant stored and
+    how precisely it is known (PRECISIONS)."""
+
+    at: datetime
+    precision: str = "day"
+
+
+def parse_observed_at(text: str) -> ObservedAt:
+    """`--observed-at`'s value: an ISO date or timestamp (precision 'day'; UTC when it names
+    no zone), or a month 'YYYY-MM' (precision 'month', stored as its first instant, UTC).
+    ValueError names what is wrong (a month 13, a day 31 of a 30-day month, a non-date)."""
+    text = text.strip()
+    month = _MONTH.fullmatch(text)
+    if month:
+        year, mo = int(month[1]), int(month[2])
+        if not 1 <= mo <= 12:
+            raise ValueError(f"{text!r}: no month {mo} (a month is YYYY-MM, 01 to 12)")
+        return ObservedAt(datetime(year, mo, 1, tzinfo=UTC), "month")
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError as exc:
+        why = "" if str(exc).startswith("Invalid isoformat") else f" ({exc})"
+        raise ValueError(f"not an ISO date or datetime, nor a month YYYY-MM: {text!r}{why}"
+                         ) from None
+    return ObservedAt(value if value.tzinfo else value.replace(tzinfo=UTC), "day")
+
+
+def as_observed(value: datetime | ObservedAt | None) -> ObservedAt | None:
+    """An --observed-at given as a datetime (precision 'day') or an ObservedAt, or None."""
+    if value is None or isinstance(value, ObservedAt):
+        return value
+    return ObservedAt(value, "day")
 
 
 def date_from_name(name: str) -> datetime | None:

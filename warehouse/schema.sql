@@ -77,6 +77,11 @@ alter table price_observations add column if not exists price_kind varchar defau
 -- fetch_time (a live fetch) or ingest_time (a replayed file that states no date: its
 -- observation date is unknown, and the time of the ingest stands in for it)
 alter table fetches add column if not exists observed_at_basis varchar;
+-- how precisely observed_at is known: day (a date or an instant) | month (a replayed file whose
+-- data README gives only an approximate period, `--observed-at YYYY-MM`: observed_at is the
+-- month's first instant, never fresher than the observation may be); null for a file replayed
+-- without any date (basis ingest_time) and for fetches recorded before the column existed
+alter table fetches add column if not exists observed_at_precision varchar;
 
 -- one row per day x offer key (source, provider, sku, region, pricing_model, os): the daily
 -- rollup of price_observations with a known price, maintained by the loader for the rows it

@@ -233,15 +233,21 @@ class RawStore:
         observed_at: datetime,
         force: bool = False,
         observed_at_basis: str | None = None,
+        observed_at_precision: str | None = None,
     ) -> LoadOutcome:
         """Append one parsed payload, idempotently, behind the date check, the row-count
-        guard and the plausibility gates (see the module docstring)."""
+        guard and the plausibility gates (see the module docstring). observed_at_precision:
+        'month' for an approximate date (observed_at its month's first instant), else 'day'
+        for a dated payload and null for one replayed without any date (basis ingest_time)."""
+        if observed_at_precision is None and observed_at_basis != "ingest_time":
+            observed_at_precision = "day"
         common = dict(
             run_id=run_id, source=source, stream=result.stream, mode=mode,
             url=redact(payload.url), payload_name=payload.name, started_at=started_at,
             finished_at=finished_at, observed_at=observed_at,
             http_status=payload.http_status, bytes=saved.size, sha256=saved.sha256,
             payload_path=saved.relpath, observed_at_basis=observed_at_basis,
+            observed_at_precision=observed_at_precision,
         )
         # A benchmark result's identity is its path (round, submitter, system, benchmark,
         # scenario), not its bytes: NVIDIA submits one run for both accuracy targets (-99 and

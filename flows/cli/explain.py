@@ -3,7 +3,8 @@
 Every price-derived row carries the `fetch_id` of the payload behind it (gpu_offers,
 gpu_prices, price_bases, cost_per_flop, training_cost...). This prints that fetch from the
 published warehouse (schema `intermediate`): the source, what was fetched and from where,
-when it was observed, the payload's path in the raw layer (saved verbatim), its rows loaded
+when it was observed (and how precisely: an approximate date, `--observed-at YYYY-MM`, says
+so and cites its basis), the payload's path in the raw layer (saved verbatim), its rows loaded
 and refused, and the offers of it in force now. `--format table` (the default; `text`, its
 former name, still works) prints it for a reader; `json` prints the fetch with the offers
 (`offers_in_force`, `offers_sample`); `csv` the fetch as one row (FIELDS, offers_in_force).
@@ -29,8 +30,8 @@ from gpucost.flows.cli.terminal import safe
 
 FIELDS = ("fetch_id", "source", "stream", "fetch_mode", "status", "url", "payload_name",
           "payload_path", "payload_bytes", "sha256", "http_status", "observed_at",
-          "observed_at_basis", "started_at", "finished_at", "rows_loaded", "rows_rejected",
-          "error_type", "error")
+          "observed_at_basis", "observed_at_precision", "started_at", "finished_at",
+          "rows_loaded", "rows_rejected", "error_type", "error")
 
 
 def explain_fetch(con: Any, fetch_id: int) -> dict[str, Any] | None:
@@ -114,6 +115,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
     say(f"  observed at: {found['observed_at'] or 'unknown (the payload states no date; '}"
         + (f"  (fetched {found['started_at']})" if found["observed_at"] else
            f"loaded {found['started_at']}: not a current price)"))
+    if found["observed_at"] and found.get("observed_at_precision") == "month":
+        say(f"               approximate: only the month is known (~"
+            f"{found['observed_at']:%Y-%m}; its first day stands for it, so it is never "
+            f"fresher than it may be), basis {found['observed_at_basis'] or '-'}"
+            + (" (given with --observed-at)" if found["observed_at_basis"] == "option"
+               else ""))
     say(f"  payload:     {path or '(not saved)'} under the data directory "
         f"(sha256 {str(found['sha256'] or '-')[:16]}...)")
     say(f"  rows:        {found['rows_loaded'] or 0} loaded, {found['rows_rejected'] or 0} "

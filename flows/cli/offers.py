@@ -1,11 +1,15 @@
 """`gpucost offers H100[:8]`: what an accelerator costs to rent right now, and where.
 
 The everyday price question, in the spirit of `sky show-gpus` and `gpuhunt.query`: offers in
-force (gpu_offers) for the accelerators a name matches, first-hand prices only by default
-(the curated reference prices with `--include-reference`, the crosscheck tables with
+force (gpu_offers) for the accelerators a name matches, first-hand prices by default (the
+curated reference prices with `--include-reference`, the crosscheck tables with
 `--include-crosscheck`, both marked), one row per provider x sku x pricing model at its cheapest
 region (`--all-regions` lists every region), with the per-GPU and instance price, GPU count
-and memory, the observation's age, the source and the URL the price was read from.
+and memory, the observation's age, the source and the URL the price was read from. Resold
+offers (an aggregator such as Shadeform or Prime Intellect listing another provider's machine,
+listing_kind 'resold') are real offers a buyer can rent: listed, marked "resells SELLER", and
+counted in the footer; `--no-resold` leaves them out and says how many it left out. An offer
+whose date is only approximate (observed_at_precision 'month') shows its age as ~YYYY-MM.
 
 Which accelerators a name means is decided by one SQL macro, resolve_accelerator
 (models/macros/), which `gpucost estimate -a` calls too: exact id, catalog name or alias, and
@@ -38,10 +42,11 @@ from gpucost.flows.cli.terminal import one_line, safe
 
 SORTS = {"price": "price_per_gpu_hour", "price_per_tflop": "usd_per_bf16_pflop_hour",
          "age": "age_days"}
-COLUMNS = ["accelerator_id", "accelerator_name", "provider", "sku", "region", "pricing_model",
-           "price_per_gpu_hour", "price_per_hour", "gpu_count", "gpu_memory_gb",
-           "usd_per_bf16_pflop_hour", "n_regions", "observed_at", "observed_at_known",
-           "age_days", "source", "source_kind", "fetch_id", "source_url"]
+COLUMNS = ["accelerator_id", "accelerator_name", "provider", "seller", "listing_kind", "sku",
+           "region", "pricing_model", "price_per_gpu_hour", "price_per_hour", "gpu_count",
+           "gpu_memory_gb", "usd_per_bf16_pflop_hour", "n_regions", "observed_at",
+           "observed_at_known", "observed_at_precision", "age_days", "source", "source_kind",
+           "fetch_id", "source_url"]
 # with --workload: the measured result behind each offer's cost per million tokens
 WORKLOAD_COLUMNS = ["workload", "round", "submitter", "software_family",
                     "result_accelerator_count", "match", "match_note",
@@ -170,9 +175,12 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
                  sort: str = "price", all_regions: bool = False,
                  include_crosscheck: bool = False, include_reference: bool = False,
                  dated_only: bool = False, max_age_days: float | None = None,
-                 workload: str | None = None) -> Any:
+                 workload: str | None = None, include_resold: bool = True) -> Any:
     """The offers as a pandas DataFrame (columns COLUMNS): dated offers first, then undated
     ones (observed_at_known false: age unknown), each group cheapest first by `sort`.
+    Resold offers (listing_kind 'resold': an aggregator lists another provider's machine,
+    `seller` runs it) are in it unless include_resold is false; frame.attrs["resold_left_out"]
+    counts the rows that left out.
     dated_only leaves the undated out; max_age_days keeps offers observed at most that many
     days ago (an undated offer's age is unknown, so it is left out too). workload
     ('llama2-70b', 'gpt-oss-120b:interactive'; the scenario defaults to server) adds
@@ -254,11 +262,19 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
     })
     frame = pd.DataFrame(cur.fetchall(), columns=[d[0] for d in cur.description])
     frame["gpu_memory_gb"] = frame["memory_gb"]
+    # a resold offer is its aggregator's own provider x sku: leaving it out after the query
+    # drops whole rows, never changes another row's cheapest region
+    resold = frame["listing_kind"].eq("resold")
+    left_out = 0 if include_resold else int(resold.sum())
+    if left_out:
+        frame = frame[~resold].copy()
     frame["observed_at_known"] = frame["observed_at_known"].fillna(False).astype(bool)
     frame["_undated"] = ~frame["observed_at_known"]
     frame = frame.sort_values(["_undated", SORTS[sort], "price_per_gpu_hour", "provider", "sku"],
                               na_position="last", kind="stable")
-    return frame[COLUMNS + (WORKLOAD_COLUMNS if workload else [])].reset_index(drop=True)
+    frame = frame[COLUMNS + (WORKLOAD_COLUMNS if workload else [])].reset_index(drop=True)
+    frame.attrs["resold_left_out"] = left_out
+    return frame
 
 
 def offers(gpu: str, *, data_dir: Any = None, **filters: Any) -> Any:
@@ -266,7 +282,9 @@ def offers(gpu: str, *, data_dir: Any = None, **filters: Any) -> Any:
     "H100:8"), read from the published warehouse. Keyword filters as in query_offers:
     min_memory_gb, max_price, provider, region, pricing_model ("on_demand", "spot", ...,
     "all"), sort ("price", "price_per_tflop", "age"), all_regions, include_crosscheck,
-    include_reference, dated_only, max_age_days. The name is resolved by the SQL macro
+    include_reference, dated_only, max_age_days, include_resold (default True: resold offers
+    are listed, listing_kind 'resold'; False leaves them out and counts them in
+    frame.attrs["resold_left_out"]). The name is resolved by the SQL macro
     resolve_accelerator, as `gpucost offers` and `gpucost estimate -a` do."""
     from gpucost.warehouse import data_dir as default_data_dir
     from gpucost.warehouse.publish import connect_readonly
@@ -283,19 +301,38 @@ def offers(gpu: str, *, data_dir: Any = None, **filters: Any) -> Any:
         con.close()
 
 
-def _age(days: float | None) -> str:
+def _age(days: float | None, observed_at: Any = None, precision: Any = None) -> str:
+    """The age cell: '12 d', '5 h', 'unknown' (no date), or '~2026-10' for an approximate
+    date (only the month is known: an age in days would claim more than that)."""
     if days is None or days != days:  # None or NaN: the observation date is unknown
         return "unknown"
+    if precision == "month" and observed_at is not None and observed_at == observed_at:
+        return f"~{observed_at:%Y-%m}"
     return f"{days:.0f} d" if days >= 1 else f"{days * 24:.0f} h"
 
 
-def _kinds_shown(args: argparse.Namespace) -> str:
-    kinds = ["first-hand"] + [kind for kind, shown in (("reference", args.include_reference),
-                                                       ("crosscheck", args.include_crosscheck))
-                              if shown]
-    if len(kinds) == 1:
-        return "first-hand prices only"
-    return ", ".join(kinds[:-1]) + f" and {kinds[-1]} prices"
+def _provider_cell(provider: str, listing_kind: Any, seller: Any) -> str:
+    """The provider, and for a resold offer whose machine it is: 'shadeform (resells lambda)'."""
+    if listing_kind == "resold":
+        return f"{provider} (resells {seller or '?'})"
+    return provider
+
+
+def _kinds_shown(args: argparse.Namespace, n_resold: int = 0, left_out: int = 0) -> str:
+    """What the listing holds, truly: first-hand prices (with the resold ones among them
+    counted), and the reference and crosscheck prices when asked for."""
+    extra = [kind for kind, shown in (("reference", args.include_reference),
+                                      ("crosscheck", args.include_crosscheck)) if shown]
+    kinds = ["first-hand"] + (["resold"] if n_resold else []) + extra
+    label = (f"{kinds[0]} prices only" if len(kinds) == 1
+             else ", ".join(kinds[:-1]) + f" and {kinds[-1]} prices")
+    if n_resold:
+        label += (f" ({n_resold} resold: an aggregator lists another provider's machine, "
+                  "marked 'resells'; --no-resold leaves them out)")
+    if left_out:
+        label += (f"; {left_out} resold offer(s) left out (--no-resold: an aggregator lists "
+                  "another provider's machine; without the option they are listed, marked)")
+    return label
 
 
 def _hidden_offers(args: argparse.Namespace, model: str) -> str:
@@ -307,7 +344,7 @@ def _hidden_offers(args: argparse.Namespace, model: str) -> str:
                    provider=args.provider, region=args.region, pricing_model=model,
                    sort=args.sort, all_regions=args.all_regions, include_crosscheck=True,
                    include_reference=True, dated_only=args.dated_only,
-                   max_age_days=args.max_age)
+                   max_age_days=args.max_age, include_resold=not args.no_resold)
     kinds = every["source_kind"].value_counts()
     hints = [f"{kinds[kind]} {label} (--include-{kind} lists them)"
              for kind, label, shown in (
@@ -328,7 +365,7 @@ def cmd_offers(args: argparse.Namespace) -> int:
                        include_crosscheck=args.include_crosscheck,
                        include_reference=args.include_reference,
                        dated_only=args.dated_only, max_age_days=args.max_age,
-                       workload=args.workload)
+                       workload=args.workload, include_resold=not args.no_resold)
     except OffersError as exc:
         print(f"error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
@@ -336,9 +373,12 @@ def cmd_offers(args: argparse.Namespace) -> int:
     if args.format in ("csv", "json"):
         write_frame(frame, args.format)
         return EXIT_OK
+    left_out = int(frame.attrs.get("resold_left_out") or 0)
     if frame.empty:
         print(f"no {model.replace('_', '-')} offer in force matches {safe(repr(args.gpu))}"
-              + _hidden_offers(args, model))
+              + _hidden_offers(args, model)
+              + (f"; {left_out} resold offer(s) match, left out by --no-resold"
+                 if left_out else ""))
         if unmapped:
             print(unmapped)
         return EXIT_FAILED
@@ -360,9 +400,10 @@ def cmd_offers(args: argparse.Namespace) -> int:
                       (f"{r.round} {r.submitter} {r.software_family or '?'} "
                        f"({r.match}, {r.result_accelerator_count:g} GPUs)") if measured
                       else f"no {args.workload} result on this accelerator"]
-        rows.append([r.accelerator_name, r.provider, r.sku, region,
-                     f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
-                     f"{r.gpu_count:g}", memory, _age(r.age_days), *tokens,
+        rows.append([r.accelerator_name, _provider_cell(r.provider, r.listing_kind, r.seller),
+                     r.sku, region, f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
+                     f"{r.gpu_count:g}", memory,
+                     _age(r.age_days, r.observed_at, r.observed_at_precision), *tokens,
                      f"{r.source}{mark}", r.source_url or "-"])
     header = ["accelerator", "provider", "sku",
               "region" if args.all_regions else "region (cheapest)", "USD/GPU-h",
@@ -371,9 +412,12 @@ def cmd_offers(args: argparse.Namespace) -> int:
                   if args.workload else []) + ["source", "source URL"]
     write_table(header, rows)  # every cell escaped: remote text
     undated = int((~frame["observed_at_known"]).sum())
+    approximate = int(frame["observed_at_precision"].eq("month").sum())
     print(f"{len(rows)} offer(s), {model.replace('_', '-')}, "
           + ("every region" if args.all_regions else "cheapest region of each provider x sku")
-          + "; " + _kinds_shown(args)
+          + "; " + _kinds_shown(args, int(frame["listing_kind"].eq("resold").sum()), left_out)
+          + (f"; {approximate} dated only approximately (age ~YYYY-MM: the month its data "
+             "README gives, counted from its first day)" if approximate else "")
           + (f"; dated first, then {undated} undated (age unknown: a file replayed without a"
              " date; --dated-only leaves them out)" if undated else ""))
     if args.workload:
@@ -412,6 +456,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="add the curated public price tables (marked, never first-hand)")
     o.add_argument("--include-reference", action="store_true",
                    help="add the curated reference prices (typed from providers' pages, marked)")
+    o.add_argument("--no-resold", action="store_true",
+                   help="leave out resold offers (an aggregator such as Shadeform or Prime "
+                        "Intellect listing another provider's machine); they are listed, "
+                        "marked 'resells SELLER', otherwise")
     o.add_argument("--dated-only", action="store_true",
                    help="leave out offers whose observation date is unknown (files replayed "
                         "without a date); they are listed after the dated ones otherwise")

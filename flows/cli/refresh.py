@@ -11,26 +11,32 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpucost.flows.cli.output import EXIT_FAILED, EXIT_OK, EXIT_SOURCE_FAILED, EXIT_USAGE
 from gpucost.flows.cli.terminal import one_line, safe, safe_lines
 from gpucost.flows.prefect_server import prepare_prefect_home
 
+if TYPE_CHECKING:
+    from gpucost.warehouse.load import ObservedAt
 
-def _parse_when(text: str) -> datetime:
+
+def _parse_when(text: str) -> ObservedAt:
+    """--observed-at: an ISO date or timestamp, or a month YYYY-MM (an approximate date: its
+    first instant, precision 'month'), between FIRST_PLAUSIBLE and now."""
+    from gpucost.warehouse.load import parse_observed_at
     from gpucost.warehouse.refusals import CLOCK_SKEW, FIRST_PLAUSIBLE, plausible
 
     try:
-        value = datetime.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an ISO date or datetime: {text!r}") from None
-    value = value if value.tzinfo else value.replace(tzinfo=UTC)
-    if not plausible(value):
+        value = parse_observed_at(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if not plausible(value.at):
         raise argparse.ArgumentTypeError(
             f"{text}: an observation date must lie between {FIRST_PLAUSIBLE.date()} and now "
-            f"(+{CLOCK_SKEW.days} day for clock skew)")
+            f"(+{CLOCK_SKEW.days} day for clock skew)"
+            + ("; a month stands for its first day" if value.precision == "month" else ""))
     return value
 
 
@@ -267,8 +273,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     i = sub.add_parser("ingest", help="load recorded payloads of a source, then rebuild")
     i.add_argument("source")
     i.add_argument("files", nargs="+")
-    i.add_argument("--observed-at", type=_parse_when, default=None,
-                   help="when the payloads were observed (default: from the file name)")
+    i.add_argument("--observed-at", type=_parse_when, default=None, metavar="DATE",
+                   help="when the payloads were observed: an ISO date or timestamp, or a "
+                        "month YYYY-MM when only an approximate period is known (stored as "
+                        "its first day, shown as ~YYYY-MM; default: the payload's own date, "
+                        "else one in the file name)")
     i.add_argument("--force", action="store_true",
                    help="load a file even when it holds far fewer rows than the newest "
                         "payload of its stream (the row-count guard refuses it otherwise)")

@@ -25,7 +25,8 @@
 --   file replayed without any date; its observed_at, age_days and confirmed_at are then null
 --   (loaded_at says when it was loaded). Such an offer never supersedes anything, never covers
 --   a reference price, and is superseded by any dated first-hand or reference observation of
---   the same provider, accelerator, GPU count and pricing model, whatever its date.
+--   the same provider, accelerator, GPU count and pricing model, whatever its date. An
+--   approximate date (observed_at_precision 'month': its first instant) is a date.
 -- * who sells it (catalog/providers.csv, seller_names.csv): seller is who runs the machine,
 --   provider who lists it. listing_kind: 'own' (the seller lists its own machines), 'resold'
 --   (an aggregator lists another provider's machine: the seller is read from the sku),
@@ -142,6 +143,11 @@ scraped_mapped as (
             else registered_sources.default_url
         end as source_url,
         fetches.observed_at_basis,
+        -- a row's own date (payload rows) is exact; the fetch's date may be a month
+        case
+            when snapshots.observed_at = fetches.observed_at then fetches.observed_at_precision
+            else 'day'
+        end as observed_at_precision,
         name_map.accelerator_id,
         name_map.mapped_by,
         case when snapshots.source = 'crosscheck' then 'crosscheck' else 'first_hand' end
@@ -207,6 +213,7 @@ reference_offers as (
         cast(null as bigint) as fetch_id,
         reference_prices.source_url,
         'payload' as observed_at_basis,
+        'day' as observed_at_precision,
         reference_prices.accelerator_id,
         'reference' as mapped_by,
         'reference' as source_kind
@@ -413,6 +420,8 @@ final as (
         flagged.source_url,
         case when flagged.observed_at_known then flagged.observed_at end as observed_at,
         flagged.observed_at_basis,
+        case when flagged.observed_at_known then flagged.observed_at_precision end
+            as observed_at_precision,
         flagged.observed_at_known,
         -- age at the build; unknown (null) for a file replayed without any date
         case

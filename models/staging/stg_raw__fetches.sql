@@ -39,7 +39,14 @@ renamed as (
         source.observed_at,
         -- option | payload | file_name | fetch_time | ingest_time (date unknown); null for
         -- fetches recorded before the column existed
-        source.observed_at_basis
+        source.observed_at_basis,
+        -- day | month (an approximate date: observed_at is the month's first instant); null
+        -- when the date is unknown (ingest_time); a fetch recorded before the column existed
+        -- was dated to the day
+        case
+            when source.observed_at_basis is distinct from 'ingest_time'
+                then coalesce(source.observed_at_precision, 'day')
+        end as observed_at_precision
 
     from source
 

@@ -13,26 +13,34 @@ GPT-OSS-120B, v6.0 closed division, tokens/s as read / accelerators (the table o
   3012.90: min 3012.90, median 3298.95, max 3585.00.
 
 The observed prices in force at the 8-GPU size of these systems (inference_measured, basis_kind
-'observed'): B200 spot_min 0.80375 (DataCrunch 8B200), on_demand_min 3.6375 (DataCrunch),
-community_min 5.89 (RunPod, a 1-GPU offer), on_demand_median 7.3725 (the 8-GPU offers of
-DataCrunch 3.6375, Lambda 6.69, GCP a4-highgpu-8g 8.055 and Oracle's BM.GPU.B200.8 at its
-per-GPU list price 14.00: (6.69 + 8.055) / 2); GB200 on_demand_min 10.5 (CoreWeave),
-on_demand_median 13.25 (CoreWeave 10.5 and Oracle's BM.GPU.GB200.4 at 16.00); H200
-reserved_1y_min 2.45 (Fluidstack), community_min 2.58875 (Vast), spot_min 4.3075225 and
-on_demand_min 6.1699025 (GCP a3-ultragpu-8g), on_demand_median 10.0 (GCP 6.1699025, Oracle's
-BM.GPU.H200.8 10.00, Azure 10.6). (Oracle's shapes entered these medians when its per-GPU list
-prices became the 8- and 4-GPU shapes they are sold as, issue 37 item 2: 6.69, 10.5 and
-8.38495125 before.) USD per million output tokens = price / (tokens/s x 3600) x 1e6:
+'observed'), with the four files whose READMEs date them "≈ autumn 2026" loaded as 2026-10
+(flows/recorded.py): B200 spot_min 0.80375 (DataCrunch 8B200), on_demand_min 3.6375
+(DataCrunch), community_min 65.010417 / 8 = 8.12630 (Vast's one 8 x B200 offer,
+provider_api/vastai, dph_total 65.0104166..., kept to 6 decimals by the parser; RunPod's
+1-GPU offer no longer stands in at the 8-GPU size now that a dated 8-GPU offer exists),
+on_demand_median (6.69 + 8.055) / 2 = 7.3725 over the sellers
+DataCrunch 3.6375, Lambda 6.69, GCP 8.055 (SkyPilot) and CoreWeave 68.80 / 8 = 8.60 (its
+≈2026 page, "NVIDIA HGX B200 ... On-Demand Price: $68.80"), reserved_1y_min 88.9272 / 8 =
+11.1159 and reserved_3y_min 56.7072 / 8 = 7.0884 (GCP's page, a4-highgpu-8g, 1- and 3-year
+committed use); GB200 on_demand_min and on_demand_median 10.5 (CoreWeave); H200
+reserved_1y_min 58.471933151 / 8 = 7.30899 and reserved_3y_min 37.208420822 / 8 = 4.65105
+(GCP's page, a3-ultragpu-8g; Fluidstack's 1-GPU 2.45 no longer stands in at the 8-GPU size),
+community_min 2.58875 (Vast), spot_min 20.93 / 8 = 2.61625 (CoreWeave's ≈2026 page, "NVIDIA
+HGX H200 ... Spot Price: $20.93"), on_demand_min 6.1699025 (GCP a3-ultragpu-8g, SkyPilot),
+on_demand_median 50.44 / 8 = 6.305 (CoreWeave, between GCP 6.1699 and Azure 10.60). USD per
+million output tokens = price / (tokens/s x 3600) x 1e6:
 
-* Blackwell, 4 x 4 B200 + 2 x 2 GB200 = 20 figures: min 0.80375 / (11633.84 x 3600) x 1e6 =
-  0.01919 (RedHat Offline at spot), max 13.25 / (12215.86 x 3600) x 1e6 = 0.30129 (GB200
-  Offline at on_demand_median), median 0.15101 (the mean of the 10th and 11th: 0.14968 and
-  0.15234).
-* Hopper, 2 x 5 = 10 figures: min 2.45 / (3585 x 3600) x 1e6 = 0.18983, max 10.0 / (3012.90 x
-  3600) x 1e6 = 0.92196, median (0.33376 + 0.39714) / 2 = 0.36545.
+* Blackwell, 4 x 6 B200 + 2 x 2 GB200 = 28 figures: min 0.80375 / (11633.84 x 3600) x 1e6 =
+  0.01919 (RedHat Offline at spot), max 11.1159 / (8948.52 x 3600) x 1e6 = 0.34506 (RedHat
+  Server at reserved_1y_min), median 0.19235 (the mean of the 14th and 15th: 0.19068 and
+  0.19403).
+* Hopper, 2 x 6 = 12 figures: min 2.58875 / (3585 x 3600) x 1e6 = 0.20058, max 7.30899 /
+  (3012.90 x 3600) x 1e6 = 0.67386, median (0.42881 + 0.47806) / 2 = 0.45344.
 * Cost ratio (Hopper USD/M over Blackwell USD/M), pairs of the same scenario and price basis:
-  20 pairs; min 1.305 (RedHat B200 Server against H200 Server, both at community_min), max
-  19.44 (Nebius B200 Server against H200 Server at spot_min), median 4.233.
+  28 pairs; min 0.946 (RedHat B200 Server against H200 Server, both at community_min), max
+  11.81 (Nebius B200 Server against H200 Server at spot_min), median 2.411. The "15x" claim is
+  now above every measured pair (15 / 11.81 = 1.270): with only GCP's H200 spot price dated
+  (4.3075) it sat within, through that one spot pair.
 """
 
 from __future__ import annotations
@@ -45,11 +53,13 @@ B200_TPS = {("Offline", "Nebius"): 85921.2 / 8, ("Offline", "RedHat"): 93070.7 /
             ("Server", "Nebius"): 87444.22 / 8, ("Server", "RedHat"): 71588.13 / 8}
 GB200_TPS = {"Offline": 879542 / 72, "Server": 899217.66 / 72}
 H200_TPS = {"Offline": 28680 / 8, "Server": 24103.19 / 8}
-B200_PRICES = {"spot_min": 0.80375, "on_demand_min": 3.6375, "community_min": 5.89,
-               "on_demand_median": 7.3725}
-GB200_PRICES = {"on_demand_min": 10.5, "on_demand_median": 13.25}
-H200_PRICES = {"reserved_1y_min": 2.45, "community_min": 2.58875, "spot_min": 4.3075225,
-               "on_demand_min": 6.1699025, "on_demand_median": 10.0}
+B200_PRICES = {"spot_min": 0.80375, "on_demand_min": 3.6375,
+               "community_min": 65.010417 / 8, "on_demand_median": (6.69 + 8.055) / 2,
+               "reserved_1y_min": 88.9272 / 8, "reserved_3y_min": 56.7072 / 8}
+GB200_PRICES = {"on_demand_min": 10.5, "on_demand_median": 10.5}
+H200_PRICES = {"reserved_1y_min": 58.471933151 / 8, "reserved_3y_min": 37.208420822 / 8,
+               "community_min": 2.58875, "spot_min": 20.93 / 8, "on_demand_min": 6.1699025,
+               "on_demand_median": 50.44 / 8}
 RANGE_COLUMNS = (
     "n_results, tokens_per_second_per_gpu_min, tokens_per_second_per_gpu_median, "
     "tokens_per_second_per_gpu_max, n_priced, usd_per_million_output_tokens_min, "
@@ -105,11 +115,11 @@ def test_gpt_oss_120b_blackwell_and_hopper_ranges_by_hand(loaded):
     assert bw[1:4] == pytest.approx((8948.52, 11282.18, 12489.13), abs=0.01)
     assert hp[1:4] == pytest.approx(_range(hopper_tps), rel=1e-9)
     assert hp[1:4] == pytest.approx((3012.90, 3298.95, 3585.00), abs=0.01)
-    assert bw[4] == 20 and hp[4] == 10
+    assert bw[4] == 28 and hp[4] == 12
     assert bw[5:8] == pytest.approx(_range(blackwell_usd), rel=1e-9)
-    assert bw[5:8] == pytest.approx((0.01919, 0.15101, 0.30129), abs=1e-5)
+    assert bw[5:8] == pytest.approx((0.01919, 0.19235, 0.34506), abs=1e-5)
     assert hp[5:8] == pytest.approx(_range(hopper_usd), rel=1e-9)
-    assert hp[5:8] == pytest.approx((0.18983, 0.36545, 0.92196), abs=1e-5)
+    assert hp[5:8] == pytest.approx((0.20058, 0.45344, 0.67386), abs=1e-5)
 
     # ratios over like-for-like pairs: same scenario (throughput), and same price basis (cost)
     tps_ratios = [t / H200_TPS[s] for (s, _), t in B200_TPS.items()] + \
@@ -118,13 +128,15 @@ def test_gpt_oss_120b_blackwell_and_hopper_ranges_by_hand(loaded):
                    for (s, _), t in B200_TPS.items() for b, p in B200_PRICES.items()] + \
         [_usd(H200_PRICES[b], H200_TPS[s]) / _usd(p, t)
          for s, t in GB200_TPS.items() for b, p in GB200_PRICES.items()]
-    assert bw[8] == 6 and bw[12] == 20
+    assert bw[8] == 6 and bw[12] == 28
     assert bw[9:12] == pytest.approx(_range(tps_ratios), rel=1e-9)
     assert bw[13:16] == pytest.approx(_range(cost_ratios), rel=1e-9)
-    assert bw[13:16] == pytest.approx((1.305, 4.233, 19.443), abs=1e-3)
-    # the 15x claim sits within the measured range, only thanks to the spot pairs
+    assert bw[13:16] == pytest.approx((0.946, 2.411, 11.809), abs=1e-3)
+    # the 15x claim sits above the measured range (CoreWeave's ≈2026 H200 spot price, 2.61625,
+    # is in force: the best spot pair is 11.81x)
     assert bw[16] == pytest.approx(15 / max(cost_ratios), rel=1e-9)
-    assert bw[17] == "within"
+    assert bw[16] == pytest.approx(1.2702, abs=1e-4)
+    assert bw[17] == "above"
     assert bw[18] == "nvidia-b200-sxm-180gb, nvidia-gb200-186gb"
     assert bw[19] == "Offline, Server"
     # the baseline row carries the family's ranges, not the ratios

@@ -65,7 +65,7 @@ def test_no_undated_price_leads_where_a_dated_one_exists(loaded):
             where o.accelerator_id = p.accelerator_id
                 and o.observed_at_known and o.source_kind <> 'crosscheck'
                 and o.price_per_gpu_hour is not null)""") == []
-    # nor is it a price basis: e.g. the undated GCP page's committed-use prices of the L4
+    # nor is it a price basis
     assert _q(con, """
         select b.accelerator_id, b.price_basis from price_bases_by_size as b
         where not b.observed_at_known and exists (
@@ -73,10 +73,19 @@ def test_no_undated_price_leads_where_a_dated_one_exists(loaded):
             where o.accelerator_id = b.accelerator_id
                 and o.observed_at_known and o.source_kind <> 'crosscheck'
                 and o.price_per_gpu_hour is not null)""") == []
+    # e.g. the RTX 6000 Ada's spot prices are only in SkyPilot's Verda and Prime Intellect
+    # catalogs, named by commit and undated (skypilot_format/README.md gives no period), while
+    # RunPod's pages date its on-demand and community prices: the spot row has no statistics.
+    # (The L4's committed-use prices, the example until issue 37, come from GCP's page, now
+    # dated ~2026-10 as its README's "≈ autumn 2026".)
     [(n, undated, price)] = _q(con, "select n_providers, n_providers_undated, "
                                     "min_price_per_gpu_hour from gpu_prices where accelerator_id "
-                                    "= 'nvidia-l4-24gb' and pricing_model = 'reserved_1y'")
+                                    "= 'nvidia-rtx-6000-ada-48gb' and pricing_model = 'spot'")
     assert (n, price) == (0, None) and undated >= 1
+    [(n, price, known)] = _q(con, "select n_providers, min_price_per_gpu_hour, "
+                                  "observed_at_known from gpu_prices where accelerator_id "
+                                  "= 'nvidia-l4-24gb' and pricing_model = 'reserved_1y'")
+    assert (n, known) == (1, True) and price == pytest.approx(0.445304335)
     # undated offers show no date anywhere
     assert _q(con, "select count(*) from gpu_offers where not observed_at_known "
                    "and (observed_at is not null or age_days is not null)") == [(0,)]
@@ -167,3 +176,36 @@ def test_explain_says_an_undated_fetch_has_no_date(loaded):
     [(fetch_id,)] = _q(con, "select min(fetch_id) from gpu_offers where not observed_at_known")
     found = explain_fetch(con, fetch_id)
     assert found["observed_at"] is None and found["observed_at_basis"] == "ingest_time"
+
+
+def test_files_a_readme_dates_approximately_are_dated_to_their_month(loaded):
+    """Issue 37: GCP's page (pricing_pages_html/README.md, "≈ autumn 2026") is loaded as
+    2026-10: its a3-highgpu-8g, us-central1, on demand, 88.49 USD/h for 8 GPUs = 11.06 per
+    GPU-hour is in force, dated 2026-10-01 (precision month), newer than SkyPilot's GCP catalog
+    of 2026-05-20 (whose rows name zones, us-central1-a..., so neither supersedes the other).
+    CoreWeave's ≈2026 page, dated 2026-10 too, is the newest payload of its stream: the 2023
+    component grid (gpu-component:* skus) is no longer in force beside it."""
+    from datetime import UTC, datetime
+
+    con = loaded[0]
+    [(per_gpu, observed, precision, known)] = _q(
+        con, "select price_per_gpu_hour, observed_at, observed_at_precision, observed_at_known "
+             "from gpu_offers where source = 'gcp_pricing_page' and sku = 'a3-highgpu-8g' "
+             "and region = 'us-central1' and pricing_model = 'on_demand'")
+    assert per_gpu == pytest.approx(88.49 / 8) and round(per_gpu, 2) == 11.06
+    assert (observed, precision, known) == (datetime(2026, 10, 1, tzinfo=UTC), "month", True)
+    [(sky,)] = _q(con, "select max(observed_at) from gpu_offers where source = 'skypilot' "
+                       "and provider = 'gcp' and sku = 'a3-highgpu-8g'")
+    assert sky == datetime(2026, 5, 20, tzinfo=UTC) < observed
+    assert _q(con, "select count(*) from gpu_offers where provider = 'coreweave' "
+                   "and sku like 'gpu-component:%'") == [(0,)]
+    assert _q(con, "select distinct observed_at, observed_at_precision from gpu_offers "
+                   "where source = 'coreweave'") == [(datetime(2026, 10, 1, tzinfo=UTC), "month")]
+    dated = {name: (when, basis, precision) for name, when, basis, precision in _q(
+        con, "select payload_name, observed_at, observed_at_basis, observed_at_precision "
+             "from intermediate.fetches where observed_at_precision = 'month'")}
+    assert set(dated) == {"runpod_graphql_gpuTypes_d789fed.json",
+                          "vastai_bundles_offers_projected_1f5b058.json",
+                          "coreweave_pricing_ewyluda-078a789_excerpt_chars48000-80000.html",
+                          "gcp_gpus-pricing_tables_ewyluda-1e77fb7.html"}
+    assert set(dated.values()) == {(datetime(2026, 10, 1, tzinfo=UTC), "option", "month")}

@@ -33,7 +33,13 @@
 --     confirmed_at are then null (unknown), never "fresh"; such an offer is never the
 --     cheapest or a price basis while a dated price of the accelerator exists
 --   observed_at [timestamp (UTC)]: when the price was observed (the page, payload or fetch
---     date); null when unknown
+--     date); null when unknown; the first instant of the month when observed_at_precision is
+--     month
+--   observed_at_precision: how precisely observed_at is known: day (a date or an instant) |
+--     month (a replayed file whose data README gives only an approximate period, loaded with
+--     `--observed-at YYYY-MM`: observed_at is the month's first instant, so the offer is never
+--     fresher than it may be; shown as ~YYYY-MM); null when observed_at_known is false. An
+--     approximate date is a date: such an offer counts as dated everywhere
 --   age_days [days]: age of the observation at the build; null when observed_at_known is false
 --   confirmed_at [timestamp (UTC)]: the last time a fetch saw this same payload (an unchanged
 --     refetch confirms the price is still listed); null when observed_at_known is false
@@ -87,6 +93,7 @@ final as (
         offers.fetch_id,
         offers.source_url,
         offers.observed_at,
+        offers.observed_at_precision,
         offers.observed_at_known,
         offers.age_days,
         offers.confirmed_at,
