@@ -6,17 +6,22 @@ from __future__ import annotations
 BIG_NAMES = ("H100", "H200", "A100", "A800", "B200", "MI300", "V100")
 
 
-def test_no_big_accelerator_name_is_unmapped_and_at_most_53_offers_are(loaded):
+def test_no_big_accelerator_name_is_unmapped_and_at_most_24_offers_are(loaded):
     con = loaded[0]
     left = con.execute("select gpu_name_raw, provider, reason, offer_count "
                        "from unmapped_gpu_names").fetchall()
     big = [r for r in left if any(n in r[0].upper().replace("-", "")
                                   for n in BIG_NAMES)]
     assert big == []  # RunPod's H200 NVL has its row now (issue 37 item 4)
-    # hand count: 60 before this step, less RunPod's H200 NVL (1) and the 6 Azure RTX PRO 6000
-    # BSE offers whose size has a documented GPU count (NC256lds on demand and spot, NC320ds,
-    # NC320lds spot, NC144lds, NC72ds spot); 315 before issue 37 item 4 began
-    assert sum(r[3] for r in left) <= 53
+    # hand count: 53 before the consumer GeForce rows, less 29 GeForce offers: RunPod's
+    # RTX 3070 / 3080 / 3080 Ti / 4070 Ti / 4080 / 4080 SUPER (6) and RTX 5080 (2), vast's
+    # RTX 3060 / 3060 Ti / 4060 Ti / 4070S Ti / 5070 (5), Scaleway's GPU-3070-S (1), Exoscale's
+    # '3080Ti (12 GB)' (3), the crosscheck keys cost3080 (6, Exoscale's is its 3080 Ti),
+    # cost2080 (3) and cost1080 (3; Genesis Cloud's has no offer) = 24. (60 before the H200
+    # NVL row and the documented Azure RTX PRO 6000 BSE sizes; 315 before issue 37 item 4.)
+    assert sum(r[3] for r in left) == 24
+    assert not [r for r in left if "GEFORCE" in r[0].upper() or r[0] in
+                ("cost3080", "cost2080", "cost1080", "3080Ti (12 GB)")]
     bse = [r for r in left if r[0] == "RTXPRO6000BSE"]
     assert bse == [("RTXPRO6000BSE", "azure", "gpu_count_unknown", 3)]  # NC64ds, NC264ds, NC324lds
 
@@ -39,6 +44,27 @@ def test_h200_nvl_and_azure_rtx_pro_6000_bse_per_gpu_prices(loaded):
         " 'Standard_NC144lds_xl_RTXPRO6000BSE_v6') order by sku").fetchall()
     assert rows == [("Standard_NC144lds_xl_RTXPRO6000BSE_v6", 1.0, 5.5, 5.5),
                     ("Standard_NC256lds_xl_RTXPRO6000BSE_v6", 2.0, 11.0, 5.5)]
+
+
+def test_geforce_rtx_3080_figures_worked_from_wikipedia(loaded):
+    """RunPod's 'NVIDIA GeForce RTX 3080' is the 10 GB card (Wikipedia GA102-200-A1, gpu.json
+    key NVIDIA_GA102-200-A1): 10 GB, 760 GB/s = 0.76 TB/s, 320 W; the FP16 tensor (2:1 sparse)
+    boost figure 238.14 is FP16-accumulate and sparse, so the catalog's FP32-accumulate dense
+    bf16 = 238.14 / 4 = 59.535 (NVIDIA's GA102 whitepaper: 59.5), tf32 = 59.535 / 2 = 29.7675,
+    INT8 dense = 238.14. The crosscheck key cost3080 is that card, but Exoscale's (0.923 USD/h,
+    its GPU3080Ti SMALL price) is the 3080 Ti."""
+    con = loaded[0]
+    assert con.execute("select distinct accelerator_id from gpu_offers where provider = 'runpod'"
+                       " and gpu_name_raw = 'NVIDIA GeForce RTX 3080'").fetchall() == [
+        ("nvidia-rtx-3080-10gb",)]
+    assert con.execute("select memory_gb, memory_bw_tbps, tdp_w, peak_bf16_dense_tflops,"
+                       " peak_tf32_dense_tflops, peak_int8_dense_tflops from accelerators"
+                       " where accelerator_id = 'nvidia-rtx-3080-10gb'").fetchall() == [
+        (10.0, 0.76, 320.0, 59.535, 29.7675, 238.14)]
+    keys = dict(con.execute("select provider, any_value(accelerator_id) from gpu_offers"
+                            " where gpu_name_raw = 'cost3080' group by provider").fetchall())
+    assert keys["exoscale"] == "nvidia-rtx-3080-ti-12gb"
+    assert {v for k, v in keys.items() if k != "exoscale"} == {"nvidia-rtx-3080-10gb"}
 
 
 def test_azure_m60_offer_maps_to_one_gpu_of_the_board(loaded):
