@@ -6,14 +6,15 @@
 --   and RAM billed on top) and an attach-only GPU without its host (price_kind gpu_component,
 --   gpu_only) are never candidates; a GPU priced with its cheapest host (gpu_with_host) and a
 --   per-GPU list price of a shape sold whole, priced as that shape (shape_per_gpu), are.
--- * each seller is counted once, at its newest price: a dated offer before an undated one,
---   then the offers of the seller's newest observation (within a day of it: one fetch's
---   regions), its own listing before a resold one, then the cheapest per GPU. A first-hand or
+-- * each seller is counted once, at a current price: a dated offer before an undated one, a
+--   fresh one before a stale one (each offer in force is already the newest observation of
+--   its sku and region), its own listing before a resold one, then the cheapest per GPU
+--   across its regions and skus. A first-hand or
 --   reference offer always wins over a crosscheck one (curated public tables never override): a
 --   seller is is_crosscheck only when no other source prices it.
--- * fresh sellers decide: is_stale is true for a seller whose newest price is more than
---   price_max_age_days (180) older than the newest price of the accelerator (any seller); it
---   is left out of the statistics and counted in n_providers_stale.
+-- * fresh sellers decide: an offer more than price_max_age_days (180) older than the newest
+--   price of the accelerator (any seller) is stale (int_offers_standing); a seller all of whose
+--   offers are stale is_stale, left out of the statistics and counted in n_providers_stale.
 -- * a price without a date is not a current price: in_statistics is true for the dated, fresh
 --   sellers, and for undated ones only when the accelerator has no dated price at all, in any
 --   pricing model or size (an undated reserved price never heads a row of an accelerator whose
@@ -57,18 +58,7 @@ sized_offers as (
 
 candidate_offers as (
 
-    select
-        offers.*,
-        -- the seller's newest dated observation of this part, pricing model and size
-        max(offers.observed_at) filter (
-            where offers.observed_at_known and offers.source_kind <> 'crosscheck'
-        ) over (
-            partition by
-                offers.min_gpus_per_instance,
-                offers.accelerator_id,
-                offers.pricing_model,
-                offers.seller
-        ) as seller_newest_observed_at
+    select offers.*
     from sized_offers as offers
     where offers.accelerator_id is not null
         and offers.currency = 'USD'
@@ -98,8 +88,7 @@ priced_offers as (
             order by
                 offers.source_kind = 'crosscheck',
                 offers.observed_at_known desc,
-                offers.observed_at >= offers.seller_newest_observed_at - interval 1 day
-                    desc nulls last,
+                offers.is_stale,
                 offers.listing_kind = 'resold',
                 offers.price_per_gpu_hour,
                 offers.observed_at desc,

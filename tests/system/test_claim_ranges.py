@@ -12,35 +12,39 @@ GPT-OSS-120B, v6.0 closed division, tokens/s as read / accelerators (the table o
 * Hopper (H200 SXM), 2 results: RedHat Offline 28680 / 8 = 3585.00, Server 24103.19 / 8 =
   3012.90: min 3012.90, median 3298.95, max 3585.00.
 
-The observed prices in force at the 8-GPU size of these systems (inference_measured, basis_kind
+The observed prices in force at the node size of these systems (inference_measured, basis_kind
 'observed'), with the four files whose READMEs date them "≈ autumn 2026" loaded as 2026-10
-(flows/recorded.py): B200 spot_min 0.80375 (DataCrunch 8B200), on_demand_min 3.6375
-(DataCrunch), community_min 65.010417 / 8 = 8.12630 (Vast's one 8 x B200 offer,
-provider_api/vastai, dph_total 65.0104166..., kept to 6 decimals by the parser; RunPod's
-1-GPU offer no longer stands in at the 8-GPU size now that a dated 8-GPU offer exists),
-on_demand_median (6.69 + 8.055) / 2 = 7.3725 over the sellers
-DataCrunch 3.6375, Lambda 6.69, GCP 8.055 (SkyPilot) and CoreWeave 68.80 / 8 = 8.60 (its
-≈2026 page, "NVIDIA HGX B200 ... On-Demand Price: $68.80"), reserved_1y_min 88.9272 / 8 =
-11.1159 and reserved_3y_min 56.7072 / 8 = 7.0884 (GCP's page, a4-highgpu-8g, 1- and 3-year
-committed use); GB200 on_demand_min and on_demand_median 10.5 (CoreWeave); H200
-reserved_1y_min 58.471933151 / 8 = 7.30899 and reserved_3y_min 37.208420822 / 8 = 4.65105
-(GCP's page, a3-ultragpu-8g; Fluidstack's 1-GPU 2.45 no longer stands in at the 8-GPU size),
-community_min 2.58875 (Vast), spot_min 20.93 / 8 = 2.61625 (CoreWeave's ≈2026 page, "NVIDIA
-HGX H200 ... Spot Price: $20.93"), on_demand_min 6.1699025 (GCP a3-ultragpu-8g, SkyPilot),
-on_demand_median 50.44 / 8 = 6.305 (CoreWeave, between GCP 6.1699 and Azure 10.60). USD per
-million output tokens = price / (tokens/s x 3600) x 1e6:
+(flows/recorded.py), and only fresh offers (issue 37: an offer more than 180 days behind the
+part's newest price, 2026-10-01, is stale: DataCrunch's B200 page of 2025-08-08, 3.6375 on
+demand and 0.80375 spot, no longer counts):
 
-* Blackwell, 4 x 6 B200 + 2 x 2 GB200 = 28 figures: min 0.80375 / (11633.84 x 3600) x 1e6 =
-  0.01919 (RedHat Offline at spot), max 11.1159 / (8948.52 x 3600) x 1e6 = 0.34506 (RedHat
-  Server at reserved_1y_min), median 0.19235 (the mean of the 14th and 15th: 0.19068 and
-  0.19403).
-* Hopper, 2 x 6 = 12 figures: min 2.58875 / (3585 x 3600) x 1e6 = 0.20058, max 7.30899 /
-  (3012.90 x 3600) x 1e6 = 0.67386, median (0.42881 + 0.47806) / 2 = 0.45344.
+* B200 (8 GPUs): spot_min 30.976 / 8 = 3.872 (GCP a4-highgpu-8g in us-west2-c, SkyPilot's
+  catalog of 2026-05-20), on_demand_min 6.69 (Lambda, SkyPilot's catalog of 2026-05-07),
+  community_min 65.010417 / 8 = 8.12630 (Vast's one 8 x B200 offer, provider_api/vastai,
+  dph_total kept to 6 decimals by the parser), on_demand_median over the fresh sellers Lambda
+  6.69, GCP 8.055 (SkyPilot), CoreWeave 68.80 / 8 = 8.60 (its ≈2026 page) and Oracle 14
+  (BM.GPU.B200.8, 8 x its per-GPU list price): (8.055 + 8.60) / 2 = 8.3275, reserved_1y_min
+  88.9272 / 8 = 11.1159 and reserved_3y_min 56.7072 / 8 = 7.0884 (GCP's page, a4-highgpu-8g);
+* GB200 (its 4-GPU node): on_demand_min 10.5 (CoreWeave), on_demand_median (10.5 + 16) / 2 =
+  13.25 (Oracle's BM.GPU.GB200.4 at 4 x 16);
+* H200 (8 GPUs): reserved_1y_min 58.471933151 / 8 = 7.30899 and reserved_3y_min 37.208420822 /
+  8 = 4.65105 (GCP's page, a3-ultragpu-8g), community_min 20.71 / 8 = 2.58875 (Vast's 8 x
+  H200, SkyPilot's Vast catalog of 2026-04-29), spot_min 20.93 / 8 = 2.61625 (CoreWeave's
+  ≈2026 page), on_demand_min 49.35922 / 8 = 6.1699025 (GCP a3-ultragpu-8g in asia-south1-b,
+  SkyPilot), on_demand_median over GCP 6.1699, CoreWeave 50.44 / 8 = 6.305, Oracle 10
+  (BM.GPU.H200.8) and Azure 10.6: (6.305 + 10) / 2 = 8.1525.
+
+USD per million output tokens = price / (tokens/s x 3600) x 1e6:
+
+* Blackwell, 4 x 6 B200 + 2 x 2 GB200 = 28 figures: min 3.872 / (11633.84 x 3600) x 1e6 =
+  0.09245 (RedHat Offline at spot), max 11.1159 / (8948.52 x 3600) x 1e6 = 0.34506 (RedHat
+  Server at reserved_1y_min), median 0.20892 (the mean of the 14th and 15th: 0.20767 and
+  0.21017).
+* Hopper, 2 x 6 = 12 figures: min 2.58875 / (3585 x 3600) x 1e6 = 0.20058, max 8.1525 /
+  (3012.90 x 3600) x 1e6 = 0.75163, median (0.42881 + 0.47806) / 2 = 0.45344.
 * Cost ratio (Hopper USD/M over Blackwell USD/M), pairs of the same scenario and price basis:
-  28 pairs; min 0.946 (RedHat B200 Server against H200 Server, both at community_min), max
-  11.81 (Nebius B200 Server against H200 Server at spot_min), median 2.411. The "15x" claim is
-  now above every measured pair (15 / 11.81 = 1.270): with only GCP's H200 spot price dated
-  (4.3075) it sat within, through that one spot pair.
+  28 pairs; min 0.946, max 3.552, median 2.163. The "15x" claim is 15 / 3.552 = 4.223 times
+  the best measured pair: above the range.
 """
 
 from __future__ import annotations
@@ -53,13 +57,13 @@ B200_TPS = {("Offline", "Nebius"): 85921.2 / 8, ("Offline", "RedHat"): 93070.7 /
             ("Server", "Nebius"): 87444.22 / 8, ("Server", "RedHat"): 71588.13 / 8}
 GB200_TPS = {"Offline": 879542 / 72, "Server": 899217.66 / 72}
 H200_TPS = {"Offline": 28680 / 8, "Server": 24103.19 / 8}
-B200_PRICES = {"spot_min": 0.80375, "on_demand_min": 3.6375,
-               "community_min": 65.010417 / 8, "on_demand_median": (6.69 + 8.055) / 2,
+B200_PRICES = {"spot_min": 30.976 / 8, "on_demand_min": 6.69,
+               "community_min": 65.010417 / 8, "on_demand_median": (8.055 + 68.8 / 8) / 2,
                "reserved_1y_min": 88.9272 / 8, "reserved_3y_min": 56.7072 / 8}
-GB200_PRICES = {"on_demand_min": 10.5, "on_demand_median": 10.5}
+GB200_PRICES = {"on_demand_min": 10.5, "on_demand_median": (10.5 + 16) / 2}
 H200_PRICES = {"reserved_1y_min": 58.471933151 / 8, "reserved_3y_min": 37.208420822 / 8,
-               "community_min": 2.58875, "spot_min": 20.93 / 8, "on_demand_min": 6.1699025,
-               "on_demand_median": 50.44 / 8}
+               "community_min": 20.71 / 8, "spot_min": 20.93 / 8, "on_demand_min": 49.35922 / 8,
+               "on_demand_median": (50.44 / 8 + 10) / 2}
 RANGE_COLUMNS = (
     "n_results, tokens_per_second_per_gpu_min, tokens_per_second_per_gpu_median, "
     "tokens_per_second_per_gpu_max, n_priced, usd_per_million_output_tokens_min, "
@@ -117,9 +121,9 @@ def test_gpt_oss_120b_blackwell_and_hopper_ranges_by_hand(loaded):
     assert hp[1:4] == pytest.approx((3012.90, 3298.95, 3585.00), abs=0.01)
     assert bw[4] == 28 and hp[4] == 12
     assert bw[5:8] == pytest.approx(_range(blackwell_usd), rel=1e-9)
-    assert bw[5:8] == pytest.approx((0.01919, 0.19235, 0.34506), abs=1e-5)
+    assert bw[5:8] == pytest.approx((0.09245, 0.20892, 0.34506), abs=1e-5)
     assert hp[5:8] == pytest.approx(_range(hopper_usd), rel=1e-9)
-    assert hp[5:8] == pytest.approx((0.20058, 0.45344, 0.67386), abs=1e-5)
+    assert hp[5:8] == pytest.approx((0.20058, 0.45344, 0.75163), abs=1e-5)
 
     # ratios over like-for-like pairs: same scenario (throughput), and same price basis (cost)
     tps_ratios = [t / H200_TPS[s] for (s, _), t in B200_TPS.items()] + \
@@ -131,11 +135,10 @@ def test_gpt_oss_120b_blackwell_and_hopper_ranges_by_hand(loaded):
     assert bw[8] == 6 and bw[12] == 28
     assert bw[9:12] == pytest.approx(_range(tps_ratios), rel=1e-9)
     assert bw[13:16] == pytest.approx(_range(cost_ratios), rel=1e-9)
-    assert bw[13:16] == pytest.approx((0.946, 2.411, 11.809), abs=1e-3)
-    # the 15x claim sits above the measured range (CoreWeave's ≈2026 H200 spot price, 2.61625,
-    # is in force: the best spot pair is 11.81x)
+    assert bw[13:16] == pytest.approx((0.946, 2.163, 3.552), abs=1e-3)
+    # the 15x claim sits above the measured range: the best pair is 3.55x
     assert bw[16] == pytest.approx(15 / max(cost_ratios), rel=1e-9)
-    assert bw[16] == pytest.approx(1.2702, abs=1e-4)
+    assert bw[16] == pytest.approx(4.2234, abs=1e-4)
     assert bw[17] == "above"
     assert bw[18] == "nvidia-b200-sxm-180gb, nvidia-gb200-186gb"
     assert bw[19] == "Offline, Server"

@@ -170,10 +170,12 @@ def test_claims_against_the_hopper_gpu_that_ran_the_claims_model(con) -> None:  
         "gpt-oss-120b-b200-vs-h200"]
     assert (bench, rnd, sw, base_sw, match) == ("gpt-oss-120b", "v6.0", "vLLM", "vLLM", 1)
     assert measured == pytest.approx(ratio)
-    # B200 at Lambda's 4.99, H200 at RunPod's 4.39 (reference prices): 2.855x cheaper measured
-    assert price == pytest.approx(4.99 / 4.39)
-    assert cost == pytest.approx(ratio / (4.99 / 4.39))
-    assert to_measured == pytest.approx(15 / (ratio / (4.99 / 4.39)))  # 5.25
+    # B200 at RunPod's 5.89, H200 at RunPod's 4.39 (reference prices of 2026-08-10; Lambda's
+    # B200 4.99 of 2026-01-09 is 213 days behind the newest B200 price: stale, issue 37):
+    # 3.245 / 1.342 = 2.42x cheaper measured
+    assert price == pytest.approx(5.89 / 4.39)
+    assert cost == pytest.approx(ratio / (5.89 / 4.39))
+    assert to_measured == pytest.approx(15 / (ratio / (5.89 / 4.39)))  # 6.20
     assert needed == pytest.approx(ratio / 15)  # 0.216
     *_, to_measured_4x, _ = rows["gpt-oss-120b-blackwell-4x-per-gpu-h200"]
     assert to_measured_4x == pytest.approx(4 / ratio)  # 1.23
@@ -200,9 +202,10 @@ def test_claims_at_the_analyst_rates_the_claims_benchmark_uses(con) -> None:  # 
 def test_an_absolute_claim_beside_the_measured_cost(con) -> None:  # type: ignore[no-untyped-def]
     """The seeds' "B200: two cents per million tokens on GPT-OSS-120B". Its cheapest measured
     B200 result is Red Hat's llm-d 8 x B200 (v6.0 Offline, vLLM): 93,070.7 tokens/s, 11,633.8
-    per GPU. At Lambda's 4.99 USD per GPU-hour: 4.99 / (11,633.8 x 3600) x 10^6 = 0.119 USD
-    per million, 5.96x the claim; the claim needs 0.02 x 11,633.8 x 3600 / 10^6 = 0.838 USD
-    per GPU-hour."""
+    per GPU. At RunPod's 5.89 USD per GPU-hour (the freshest sellers' cheapest: Lambda's 4.99 of
+    2026-01-09 is stale beside RunPod's 2026-08-10): 5.89 / (11,633.8 x 3600) x 10^6 = 0.1406
+    USD per million, 7.03x the claim; the claim needs 0.02 x 11,633.8 x 3600 / 10^6 = 0.838
+    USD per GPU-hour."""
     row = con.execute(
         "select claim_kind, claimed_usd_per_million_output_tokens, provider, price_per_gpu_hour, "
         "measured_benchmark, measured_scenario, measured_round, measured_submitter, "
@@ -214,12 +217,12 @@ def test_an_absolute_claim_beside_the_measured_cost(con) -> None:  # type: ignor
     assert len(row) == 1
     (kind, claimed, provider, price, bench, scenario, rnd, submitter, software, tps, usd,
      to_measured, needed, claimed_ratio, measured_ratio) = row[0]
-    assert (kind, claimed, provider, price) == ("usd_per_million_tokens", 0.02, "lambda", 4.99)
+    assert (kind, claimed, provider, price) == ("usd_per_million_tokens", 0.02, "runpod", 5.89)
     assert (bench, scenario, rnd, submitter, software) == ("gpt-oss-120b", "Offline", "v6.0",
                                                            "RedHat", "vLLM")
     assert tps == pytest.approx(93070.7 / 8)
-    assert usd == pytest.approx(4.99 / (93070.7 / 8 * 3600) * 1e6)  # 0.1191
-    assert to_measured == pytest.approx(usd / 0.02)  # 5.96
+    assert usd == pytest.approx(5.89 / (93070.7 / 8 * 3600) * 1e6)  # 0.1406
+    assert to_measured == pytest.approx(usd / 0.02)  # 7.03
     assert needed == pytest.approx(0.02 * 93070.7 / 8 * 3600 / 1e6)  # 0.838
     assert claimed_ratio is None and measured_ratio is None
 

@@ -1,7 +1,7 @@
 -- one row per accelerator x pricing_model x seller (who runs the machine): the offer in force
 -- that stands for the seller, counted once however many providers list it (its own listing,
--- an aggregator's resale, a reference price): a dated offer before an undated one, the
--- seller's newest observation, its own listing before a resold one, then the cheapest per GPU;
+-- an aggregator's resale, a reference price): a dated offer before an undated one, a fresh one
+-- before a stale one, its own listing before a resold one, then the cheapest per GPU;
 -- disputed offers are never candidates (int_provider_prices, every instance
 -- size). gpu_prices takes its statistics over these rows (in_statistics); the report's "rent
 -- now" table lists them.
