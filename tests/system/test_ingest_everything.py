@@ -220,3 +220,50 @@ def test_files_a_readme_dates_approximately_are_dated_to_their_month(loaded):
                           "coreweave_pricing_ewyluda-078a789_excerpt_chars48000-80000.html",
                           "gcp_gpus-pricing_tables_ewyluda-1e77fb7.html"}
     assert set(dated.values()) == {(datetime(2026, 10, 1, tzinfo=UTC), "option", "month")}
+
+
+def test_every_price_a_buyer_reads_is_one_they_could_pay(loaded):
+    """Issue 37's acceptance on the documented load, worked by hand from the recorded files:
+
+    * GCP's page (~2026-10) lists a3-highgpu-8g in us-central1 at 88.49 on demand; SkyPilot's
+      catalog of 2026-05-20 says 43.06615 (5.383 per GPU) in us-central1-a: -51.3%, so its rows
+      of that sku are disputed in every region and price_disputes lists the case;
+    * no gpu_prices minimum and no price basis comes from a GPU component, an attach-only GPU
+      without its host, or a disputed row;
+    * Oracle's MI355X price list item (8.60 per GPU, rented only as BM.GPU.MI355X.8) is an
+      8-GPU offer at 68.80;
+    * the H100 SXM on-demand statistics: 8 fresh sellers (RunPod 3.49, Nebius 3.85, Lambda
+      3.99, GCP 5.38327, CoreWeave 6.155, AWS 6.88, Oracle 10, Azure 12.29), median
+      (5.3832675 + 6.155) / 2 = 5.76913, 5 stale and 6 undated sellers left out."""
+    con = loaded[0]
+    [(page,)] = _q(con, "select price_per_gpu_hour from gpu_offers where sku = 'a3-highgpu-8g' "
+                        "and region = 'us-central1' and pricing_model = 'on_demand' "
+                        "and source = 'gcp_pricing_page'")
+    assert page == pytest.approx(88.49 / 8, abs=1e-6)
+    [(higher, lower, pct)] = _q(con, "select higher_price_per_hour, lower_price_per_hour, "
+                                     "pct_diff from price_disputes where sku = 'a3-highgpu-8g' "
+                                     "and pricing_model = 'on_demand'")
+    assert (round(higher, 2), lower, pct) == (88.49, pytest.approx(43.06615), -51.3)
+    assert _q(con, "select count(*) from gpu_offers where sku = 'a3-highgpu-8g' and "
+                   "source = 'skypilot' and not is_disputed") == [(0,)]
+    bad = _q(con, """
+        select b.accelerator_id, b.price_basis from price_bases_by_size as b
+        join gpu_offers as o using (source, provider, sku, region, pricing_model)
+        where o.is_disputed or o.price_kind in ('gpu_component', 'gpu_only')
+        union all
+        select p.accelerator_id, p.pricing_model from gpu_prices as p
+        join gpu_offers as o on o.source = p.cheapest_source and o.sku = p.cheapest_sku
+            and o.region = p.cheapest_region and o.pricing_model = p.pricing_model
+        where o.is_disputed or o.price_kind in ('gpu_component', 'gpu_only')""")
+    assert bad == []
+    [(gpus, hour, kind)] = _q(con, "select gpu_count, price_per_hour, price_kind from gpu_offers "
+                                   "where sku = 'BM.GPU.MI355X.8'")
+    assert (gpus, hour, kind) == (8, pytest.approx(8 * 8.60), "shape_per_gpu")
+    [(n, stale, undated, low, median)] = _q(
+        con, "select n_providers, n_providers_stale, n_providers_undated, "
+             "min_price_per_gpu_hour, median_price_per_gpu_hour from gpu_prices "
+             "where accelerator_id = ? and pricing_model = 'on_demand'", [H100])
+    assert (n, stale, undated, low) == (8, 5, 6, 3.49)
+    # GCP stands at SkyPilot's a3-highgpu-4g, 21.53307 / 4 = 5.3832675 (us-central1-a): the
+    # page lists no 4-GPU A3 machine to dispute it
+    assert median == pytest.approx((21.53307 / 4 + 6.155) / 2, rel=1e-9)
