@@ -58,17 +58,22 @@ insert into price_daily values
 """
 
 
-@pytest.fixture(scope="module")
-def con(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("price_models")
+def build_from_raw(tmp: Path, raw_rows_sql: str) -> duckdb.DuckDBPyConnection:
+    """The models built over a raw layer written by `raw_rows_sql` and the fixture catalog."""
     raw = duckdb.connect(str(tmp / "raw.duckdb"))
     raw.execute(SCHEMA_SQL.read_text(encoding="utf-8"))
-    raw.execute(RAW_ROWS_SQL)
+    raw.execute(raw_rows_sql)
     raw.close()
     con = duckdb.connect(str(tmp / "next.duckdb"))
     con.execute(f"attach '{tmp / 'raw.duckdb'}' as raw (read_only)")
     load_curated(con, catalog_dir=FIXTURE_CATALOG)
     runner.build(con)
+    return con
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory):
+    con = build_from_raw(tmp_path_factory.mktemp("price_models"), RAW_ROWS_SQL)
     yield con
     con.close()
 

@@ -23,17 +23,11 @@ newest, stale too). Hand-worked: fresh sellers gcp 11.06125, aws 6.88, runpod 2.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import duckdb
 import pytest
+from test_models_prices import build_from_raw
 
 from gpucost.models import runner
-from gpucost.warehouse.curated import load_curated
 
-ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_SQL = ROOT / "warehouse" / "schema.sql"
-FIXTURE_CATALOG = Path(__file__).resolve().parents[1] / "fixtures" / "models" / "catalog"
 H100 = "nvidia-h100-sxm5-80gb"
 
 RAW_ROWS_SQL = """
@@ -79,15 +73,7 @@ insert into price_observations (fetch_id, source, provider, sku, region, pricing
 
 @pytest.fixture(scope="module")
 def con(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("price_precedence")
-    raw = duckdb.connect(str(tmp / "raw.duckdb"))
-    raw.execute(SCHEMA_SQL.read_text(encoding="utf-8"))
-    raw.execute(RAW_ROWS_SQL)
-    raw.close()
-    con = duckdb.connect(str(tmp / "next.duckdb"))
-    con.execute(f"attach '{tmp / 'raw.duckdb'}' as raw (read_only)")
-    load_curated(con, catalog_dir=FIXTURE_CATALOG)
-    runner.build(con)
+    con = build_from_raw(tmp_path_factory.mktemp("price_precedence"), RAW_ROWS_SQL)
     yield con
     con.close()
 
