@@ -56,7 +56,8 @@ def test_band_gate(catalog_gates: Gates) -> None:
         _obs(700.0, provider="gcp", sku="tpu-v6e-1", gpu="tpu-v6e-1", count=1.0),  # placeholder
         _obs(5504.0, currency="CNY"),                   # not USD: not band-checked
         _obs(900.0, count=0.125, sku="g6f.large", gpu="L4"),  # fractional: instance cap only
-        _obs(900.0, provider="vast", sku="1x GTX 1080", gpu="GTX 1080", count=1.0),  # unmapped
+        _obs(900.0, provider="vast", sku="1x Z 9000", gpu="Z 9000", count=1.0),  # unmapped (the
+        # GTX 1080 of this example until issue 37 is catalogued now)
         _obs(float("inf")),                              # Infinity: never a price
         _obs(float("nan"), currency="CNY"),              # NaN in any currency
         _obs(1e308, provider="vast", sku="1x X", gpu="Mystery GPU", count=1.0),  # unmapped
