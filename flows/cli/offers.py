@@ -14,7 +14,11 @@ whose date is only approximate (observed_at_precision 'month') shows its age as 
 Which accelerators a name means is decided by one SQL macro, resolve_accelerator
 (models/macros/), which `gpucost estimate -a` calls too: exact id, catalog name or alias, and
 every accelerator whose name holds each word of the query as a whole word (`H100` lists every
-H100 variant; `H200` never GH200, `L40` never L40S). Dated offers come first, undated ones
+H100 variant; `H200` never GH200, `L40` never L40S). Offers someone can rent now come first:
+fresh ones, then stale ones (more than 180 days behind the part's newest price, marked), then
+disputed ones (the provider's own page states another price; price_disputes), each marked and
+counted in the footer; an offer that is no whole instance says what it buys in its source cell
+(GPU + cheapest host, shape sold whole, GPU only). Dated offers come first, undated ones
 (files replayed without a date: age "unknown") after them; `--dated-only` and `--max-age DAYS`
 leave the undated out. Offers a name search would have matched but whose GPU name maps to no
 accelerator are counted under the listing (`unmapped_gpu_names`).
@@ -45,7 +49,8 @@ SORTS = {"price": "price_per_gpu_hour", "price_per_tflop": "usd_per_bf16_pflop_h
 COLUMNS = ["accelerator_id", "accelerator_name", "provider", "seller", "listing_kind", "sku",
            "region", "pricing_model", "price_per_gpu_hour", "price_per_hour", "gpu_count",
            "gpu_memory_gb", "usd_per_bf16_pflop_hour", "n_regions", "observed_at",
-           "observed_at_known", "observed_at_precision", "age_days", "source", "source_kind",
+           "observed_at_known", "observed_at_precision", "age_days", "is_stale", "is_disputed",
+           "price_kind", "source", "source_kind",
            "fetch_id", "source_url"]
 # with --workload: the measured result behind each offer's cost per million tokens
 WORKLOAD_COLUMNS = ["workload", "round", "submitter", "software_family",
@@ -56,6 +61,12 @@ SCENARIOS = ("offline", "server", "interactive")
 DEFAULT_SCENARIO = "server"
 RESOLVE_SQL = "select * from resolve_accelerator($name)"
 UNMAPPED_SQL = "gpucost sql \"select * from unmapped_gpu_names\""
+
+
+# what a price buys when it is not a whole instance (gpu_offers.price_kind)
+PRICE_KIND_MARKS = {"gpu_with_host": "GPU + cheapest host", "shape_per_gpu": "shape sold whole",
+                    "gpu_component": "GPU only: CPU, RAM on top", "gpu_only": "GPU only"}
+STALE_DAYS = 180  # the catalog assumption price_max_age_days, as the footer states it
 
 
 class OffersError(Exception):
@@ -247,8 +258,9 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
             and lower(tokens.scenario) = $scenario
         qualify row_number() over (
             partition by {partition}
-            order by offers.observed_at_known desc, offers.price_per_gpu_hour,
-                offers.observed_at desc, offers.source, offers.region
+            order by offers.observed_at_known desc, offers.is_disputed, offers.is_stale,
+                offers.price_per_gpu_hour, offers.observed_at desc, offers.source,
+                offers.region
         ) = 1
     """
     import pandas as pd
@@ -270,8 +282,12 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
         frame = frame[~resold].copy()
     frame["observed_at_known"] = frame["observed_at_known"].fillna(False).astype(bool)
     frame["_undated"] = ~frame["observed_at_known"]
-    frame = frame.sort_values(["_undated", SORTS[sort], "price_per_gpu_hour", "provider", "sku"],
-                              na_position="last", kind="stable")
+    # a price someone can pay now first: fresh, then stale (far behind the part's newest
+    # price), then disputed (the provider's own page states another price)
+    frame["_standing"] = frame["is_disputed"].fillna(False).astype(int) * 2 \
+        + frame["is_stale"].fillna(False).astype(int)
+    frame = frame.sort_values(["_undated", "_standing", SORTS[sort], "price_per_gpu_hour",
+                               "provider", "sku"], na_position="last", kind="stable")
     frame = frame[COLUMNS + (WORKLOAD_COLUMNS if workload else [])].reset_index(drop=True)
     frame.attrs["resold_left_out"] = left_out
     return frame
@@ -386,6 +402,10 @@ def cmd_offers(args: argparse.Namespace) -> int:
     for r in frame.itertuples():
         mark = f" ({r.source_kind})" if r.source_kind != "first_hand" \
             and r.source != r.source_kind else ""
+        if r.is_disputed is True:
+            mark += " (disputed: price_disputes)"
+        if r.price_kind in PRICE_KIND_MARKS:
+            mark += f" ({PRICE_KIND_MARKS[r.price_kind]})"
         region = r.region or "-"
         if not args.all_regions and r.n_regions > 1:
             region += f" (+{r.n_regions - 1})"
@@ -403,7 +423,8 @@ def cmd_offers(args: argparse.Namespace) -> int:
         rows.append([r.accelerator_name, _provider_cell(r.provider, r.listing_kind, r.seller),
                      r.sku, region, f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
                      f"{r.gpu_count:g}", memory,
-                     _age(r.age_days, r.observed_at, r.observed_at_precision), *tokens,
+                     _age(r.age_days, r.observed_at, r.observed_at_precision)
+                     + (", stale" if r.is_stale is True else ""), *tokens,
                      f"{r.source}{mark}", r.source_url or "-"])
     header = ["accelerator", "provider", "sku",
               "region" if args.all_regions else "region (cheapest)", "USD/GPU-h",
@@ -412,12 +433,18 @@ def cmd_offers(args: argparse.Namespace) -> int:
                   if args.workload else []) + ["source", "source URL"]
     write_table(header, rows)  # every cell escaped: remote text
     undated = int((~frame["observed_at_known"]).sum())
+    stale = int(frame["is_stale"].eq(True).sum())
+    disputed = int(frame["is_disputed"].eq(True).sum())
     approximate = int(frame["observed_at_precision"].eq("month").sum())
     print(f"{len(rows)} offer(s), {model.replace('_', '-')}, "
           + ("every region" if args.all_regions else "cheapest region of each provider x sku")
           + "; " + _kinds_shown(args, int(frame["listing_kind"].eq("resold").sum()), left_out)
           + (f"; {approximate} dated only approximately (age ~YYYY-MM: the month its data "
              "README gives, counted from its first day)" if approximate else "")
+          + (f"; {stale} stale (more than {STALE_DAYS} days behind the part's newest price: "
+             "listed, in no statistic)" if stale else "")
+          + (f"; {disputed} disputed (the provider's own page states another price: "
+             "price_disputes; in no statistic)" if disputed else "")
           + (f"; dated first, then {undated} undated (age unknown: a file replayed without a"
              " date; --dated-only leaves them out)" if undated else ""))
     if args.workload:

@@ -267,3 +267,27 @@ def test_every_price_a_buyer_reads_is_one_they_could_pay(loaded):
     # GCP stands at SkyPilot's a3-highgpu-4g, 21.53307 / 4 = 5.3832675 (us-central1-a): the
     # page lists no 4-GPU A3 machine to dispute it
     assert median == pytest.approx((21.53307 / 4 + 6.155) / 2, rel=1e-9)
+
+
+def test_offers_lists_stale_and_disputed_offers_after_the_current_ones(loaded):
+    """`gpucost offers "H100 SXM:8"` (its query, query_offers): the fresh, undisputed dated offers first, cheapest
+    first (Lambda's 8x H100 at 31.92 / 8 = 3.99); Voltage Park's 2.49 of 2025-07-12, cheaper,
+    comes after them, marked stale; GCP's a3-highgpu-8g stands at its page's 88.49 in
+    us-central1, not at the disputed catalog's 43.07 (listed with --all-regions, marked)."""
+    from gpucost.flows.cli.offers import query_offers
+
+    frame = query_offers(loaded[0], "H100 SXM:8")
+    dated = frame[frame["observed_at_known"]]
+    first = dated.iloc[0]
+    assert (first["provider"], first["price_per_gpu_hour"], bool(first["is_stale"])) == (
+        "lambda", pytest.approx(3.99), False)
+    standing = list(zip(dated["is_stale"], dated["is_disputed"], strict=True))
+    assert standing == sorted(standing)  # fresh before stale before disputed
+    [vp] = dated[dated["provider"] == "voltagepark"].itertuples()
+    assert (vp.price_per_gpu_hour, vp.is_stale) == (2.49, True)
+    [a3] = frame[frame["sku"] == "a3-highgpu-8g"].itertuples()
+    assert (a3.source, a3.region, a3.price_per_hour, a3.is_disputed) == (
+        "gcp_pricing_page", "us-central1", pytest.approx(88.49, abs=1e-6), False)
+    every = query_offers(loaded[0], "H100 SXM:8", all_regions=True)
+    catalog = every[(every["sku"] == "a3-highgpu-8g") & (every["source"] == "skypilot")]
+    assert len(catalog) > 0 and catalog["is_disputed"].all()
