@@ -270,8 +270,9 @@ def test_every_price_a_buyer_reads_is_one_they_could_pay(loaded):
 
 
 def test_offers_lists_stale_and_disputed_offers_after_the_current_ones(loaded):
-    """`gpucost offers "H100 SXM:8"` (its query, query_offers): the fresh, undisputed dated offers first, cheapest
-    first (Lambda's 8x H100 at 31.92 / 8 = 3.99); Voltage Park's 2.49 of 2025-07-12, cheaper,
+    """`gpucost offers "H100 SXM:8"` (its query, query_offers): the fresh, undisputed dated
+    offers first, cheapest first (Lambda's 8x H100 at 31.92 / 8 = 3.99); Voltage Park's 2.49
+    of 2025-07-12, cheaper,
     comes after them, marked stale; GCP's a3-highgpu-8g stands at its page's 88.49 in
     us-central1, not at the disputed catalog's 43.07 (listed with --all-regions, marked)."""
     from gpucost.flows.cli.offers import query_offers
