@@ -15,7 +15,8 @@ Which accelerators a name means is decided by one SQL macro, resolve_accelerator
 (models/macros/), which `gpucost estimate -a` calls too: exact id, catalog name or alias, and
 every accelerator whose name holds each word of the query as a whole word (`H100` lists every
 H100 variant; `H200` never GH200, `L40` never L40S). Offers someone can rent now come first:
-fresh ones, then stale ones (more than 180 days behind the part's newest price, marked), then
+fresh ones, then stale ones (more than price_max_age_days behind the part's newest price,
+marked), then
 disputed ones (the provider's own page states another price; price_disputes), each marked and
 counted in the footer; an offer that is no whole instance says what it buys in its source cell
 (GPU + cheapest host, shape sold whole, GPU only). Dated offers come first, undated ones
@@ -66,7 +67,6 @@ UNMAPPED_SQL = "gpucost sql \"select * from unmapped_gpu_names\""
 # what a price buys when it is not a whole instance (gpu_offers.price_kind)
 PRICE_KIND_MARKS = {"gpu_with_host": "GPU + cheapest host", "shape_per_gpu": "shape sold whole",
                     "gpu_component": "GPU only: CPU, RAM on top", "gpu_only": "GPU only"}
-STALE_DAYS = 180  # the catalog assumption price_max_age_days, as the footer states it
 
 
 class OffersError(Exception):
@@ -290,7 +290,15 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
                                "provider", "sku"], na_position="last", kind="stable")
     frame = frame[COLUMNS + (WORKLOAD_COLUMNS if workload else [])].reset_index(drop=True)
     frame.attrs["resold_left_out"] = left_out
+    frame.attrs["price_max_age_days"] = price_max_age_days(con)
     return frame
+
+
+def price_max_age_days(con: Any) -> float | None:
+    """The assumption behind is_stale (catalog/assumptions.csv), as the warehouse holds it."""
+    found = con.execute("select value from cost_assumptions "
+                        "where assumption_key = 'price_max_age_days'").fetchall()
+    return found[0][0] if found else None
 
 
 def offers(gpu: str, *, data_dir: Any = None, **filters: Any) -> Any:
@@ -441,8 +449,8 @@ def cmd_offers(args: argparse.Namespace) -> int:
           + "; " + _kinds_shown(args, int(frame["listing_kind"].eq("resold").sum()), left_out)
           + (f"; {approximate} dated only approximately (age ~YYYY-MM: the month its data "
              "README gives, counted from its first day)" if approximate else "")
-          + (f"; {stale} stale (more than {STALE_DAYS} days behind the part's newest price: "
-             "listed, in no statistic)" if stale else "")
+          + (f"; {stale} stale (more than {frame.attrs['price_max_age_days']:g} days behind "
+             "the part's newest price: listed, in no statistic)" if stale else "")
           + (f"; {disputed} disputed (the provider's own page states another price: "
              "price_disputes; in no statistic)" if disputed else "")
           + (f"; dated first, then {undated} undated (age unknown: a file replayed without a"

@@ -32,13 +32,9 @@ assumptions as (
 
 max_age as (
 
-    select coalesce(
-        max(assumptions.value) filter (
-            where assumptions.assumption_key = 'price_max_age_days'
-        ),
-        180
-    ) as days
+    select assumptions.value as days
     from assumptions
+    where assumptions.assumption_key = 'price_max_age_days'
 
 ),
 
@@ -81,7 +77,7 @@ final as (
         ) as is_stale,
         accelerator_newest.newest_observed_at
     from offers
-    cross join max_age
+    left join max_age on true
     left join disputed_skus using (source, provider, sku)
     left join accelerator_newest using (accelerator_id)
 

@@ -40,11 +40,9 @@ assumptions as (
 
 threshold as (
 
-    select coalesce(
-        max(assumptions.value) filter (where assumptions.assumption_key = 'price_dispute_pct'),
-        25
-    ) / 100.0 as max_gap
+    select assumptions.value / 100.0 as max_gap
     from assumptions
+    where assumptions.assumption_key = 'price_dispute_pct'
 
 ),
 

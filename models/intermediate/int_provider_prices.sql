@@ -36,6 +36,9 @@ offers as (
         -- a GPU billed with CPU and RAM on top, or an attach-only GPU without its host, is no
         -- price anyone pays for a machine (gpu_offers.price_kind): listed, never a statistic
         and int_offers_standing.price_kind not in ('gpu_component', 'gpu_only')
+        and int_offers_standing.accelerator_id is not null
+        and int_offers_standing.currency = 'USD'
+        and int_offers_standing.price_per_gpu_hour is not null
 
 ),
 
@@ -53,16 +56,6 @@ sized_offers as (
     from offers
     inner join instance_sizes
         on offers.gpu_count >= instance_sizes.min_gpus_per_instance
-
-),
-
-candidate_offers as (
-
-    select offers.*
-    from sized_offers as offers
-    where offers.accelerator_id is not null
-        and offers.currency = 'USD'
-        and offers.price_per_gpu_hour is not null
 
 ),
 
@@ -96,7 +89,7 @@ priced_offers as (
                 offers.sku,
                 offers.region
         ) as offer_rank
-    from candidate_offers as offers
+    from sized_offers as offers
 
 ),
 

@@ -30,7 +30,7 @@
 --     force; dated ones when any seller has a dated price), each counted once
 --   n_providers_undated [providers]: sellers with only an undated price, left out of the
 --     statistics because the accelerator has a dated price
---   n_providers_stale [providers]: sellers whose newest price is more than price_max_age_days
+--   n_providers_stale [providers]: sellers all of whose prices are more than price_max_age_days
 --     (180) older than the accelerator's newest price, left out of the statistics
 --   cheapest_seller: who runs the cheapest machine (cheapest_provider lists it)
 --   observed_at_known: false when the statistics rest on undated prices only

@@ -15,7 +15,7 @@
 --   is_crosscheck: true when only a crosscheck table prices the seller (never in statistics)
 --   observed_at_known: false for an offer of a file replayed without any date
 --   n_offers [offers]: the seller's offers in force of this accelerator and pricing model
---   is_stale: the seller's newest price is more than price_max_age_days (180) older than the
+--   is_stale: every offer of the seller is more than price_max_age_days (180) older than the
 --     newest price of the accelerator: listed, left out of the statistics
 --   newest_observed_at [timestamp (UTC)]: the newest dated price of the accelerator (any
 --     seller), the date staleness is measured from

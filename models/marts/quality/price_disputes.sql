@@ -44,7 +44,7 @@ disputes as (
 
 offers as (
 
-    select * from int_offers_mapped
+    select * from int_offers_standing
 
 ),
 
@@ -56,10 +56,7 @@ disputed_counts as (
         offers.sku,
         count(*) as disputed_offers
     from offers
-    semi join disputes
-        on disputes.lower_source = offers.source
-        and disputes.provider = offers.provider
-        and disputes.sku = offers.sku
+    where offers.is_disputed
     group by all
 
 ),
