@@ -1,7 +1,9 @@
 -- one row per disputed price: an offer in force of a lower-ranked source that disagrees by more
--- than price_dispute_pct (assumption, 25%) with a higher-ranked source's offer in force of the
--- same provider, sku, pricing model and GPU count, in the same region (or one region is a zone
--- of the other: us-central1 / us-central1-a; or either names no region). Source precedence
+-- than price_dispute_pct (assumption, 25%) per GPU with a higher-ranked source's offer in force
+-- of the same provider, sku, pricing model and GPU count, in the same region (or one region is
+-- a zone of the other: us-central1 / us-central1-a; or either names no region); where the
+-- higher-ranked source lists no row of that sku, with every row of the same part it lists
+-- there (compared_by 'part'; not for a marketplace, whose hosts each set a price). Source precedence
 -- within one provider (issue 37, DESIGN invariant 14): 1 the provider's own page or API (and
 -- the curated reference prices typed from it), 2 a catalog built from it by a third party
 -- (SkyPilot, gpuhunt: curated.sources.authority 'catalog'), 3 an aggregator's resale
@@ -64,15 +66,17 @@ ranked as (
 
 ),
 
-pairs as (
+candidates as (
 
+    -- every lower-ranked row beside a higher-ranked one of the same provider, pricing model,
+    -- currency and region (a zone counts as its region), observed no later than the higher:
+    -- of the same sku and GPU count ('sku'), or, where the higher-ranked source lists no row
+    -- of that sku, of the same part ('part': the page prices the part, the catalog a shape
+    -- the page omits, such as GCP's a3-highgpu-4g beside the page's a3-highgpu-8g); never a
+    -- marketplace's part (its hosts price each machine, a spread is no dispute)
     select
-        higher.provider,
-        higher.sku,
-        higher.pricing_model,
-        higher.accelerator_id,
-        higher.gpu_count,
-        higher.currency,
+        lower.*,
+        higher.sku as higher_sku,
         higher.source as higher_source,
         higher.source_rank as higher_source_rank,
         higher.region as higher_region,
@@ -81,22 +85,13 @@ pairs as (
         higher.observed_at as higher_observed_at,
         higher.fetch_id as higher_fetch_id,
         higher.source_url as higher_source_url,
-        lower.source as lower_source,
-        lower.source_rank as lower_source_rank,
-        lower.region as lower_region,
-        lower.price_per_hour as lower_price_per_hour,
-        lower.price_per_gpu_hour as lower_price_per_gpu_hour,
-        lower.observed_at as lower_observed_at,
-        lower.fetch_id as lower_fetch_id,
-        lower.source_url as lower_source_url,
-        round(100.0 * (lower.price_per_hour - higher.price_per_hour)
-            / higher.price_per_hour, 1) as pct_diff
+        case when lower.sku = higher.sku then 'sku' else 'part' end as compared_by,
+        abs(lower.price_per_gpu_hour - higher.price_per_gpu_hour)
+            / higher.price_per_gpu_hour as gap
     from ranked as higher
     inner join ranked as lower
         on lower.provider = higher.provider
-        and lower.sku = higher.sku
         and lower.pricing_model = higher.pricing_model
-        and lower.gpu_count = higher.gpu_count
         and lower.currency = higher.currency
         and lower.source_rank > higher.source_rank
         and (
@@ -106,14 +101,75 @@ pairs as (
             or lower.region = ''
             or higher.region = ''
         )
+        and (
+            (lower.sku = higher.sku and lower.gpu_count = higher.gpu_count)
+            or (
+                lower.accelerator_id = higher.accelerator_id
+                and lower.listing_kind <> 'marketplace'
+                and lower.price_per_gpu_hour > 0
+                and higher.price_per_gpu_hour > 0
+                and not exists (
+                    select 1 from ranked as same
+                    where same.source = higher.source
+                        and same.provider = higher.provider
+                        and same.sku = lower.sku
+                )
+            )
+        )
+    where higher.observed_at >= lower.observed_at - interval 1 day
+
+),
+
+over_threshold as (
+
+    -- a lower-ranked row is out when its gap is over the threshold against the same sku, or
+    -- against every row of the part the higher-ranked source lists there
+    select candidates.*
+    from candidates
     cross join threshold
-    where abs(lower.price_per_hour - higher.price_per_hour) / higher.price_per_hour
-            > threshold.max_gap
-        and higher.observed_at >= lower.observed_at - interval 1 day
+    qualify min(candidates.gap) over (
+        partition by candidates.provider, candidates.source, candidates.sku,
+            candidates.region, candidates.pricing_model, candidates.higher_source
+    ) > threshold.max_gap
+
+),
+
+pairs as (
+
+    -- one row per dispute: the lower-ranked row in the higher-ranked row's own region first
+    select
+        candidates.provider,
+        candidates.sku,
+        candidates.higher_sku,
+        candidates.compared_by,
+        candidates.pricing_model,
+        candidates.accelerator_id,
+        candidates.gpu_count,
+        candidates.currency,
+        candidates.higher_source,
+        candidates.higher_source_rank,
+        candidates.higher_region,
+        candidates.higher_price_per_hour,
+        candidates.higher_price_per_gpu_hour,
+        candidates.higher_observed_at,
+        candidates.higher_fetch_id,
+        candidates.higher_source_url,
+        candidates.source as lower_source,
+        candidates.source_rank as lower_source_rank,
+        candidates.region as lower_region,
+        candidates.price_per_hour as lower_price_per_hour,
+        candidates.price_per_gpu_hour as lower_price_per_gpu_hour,
+        candidates.observed_at as lower_observed_at,
+        candidates.fetch_id as lower_fetch_id,
+        candidates.source_url as lower_source_url,
+        round(100.0 * (candidates.price_per_gpu_hour - candidates.higher_price_per_gpu_hour)
+            / candidates.higher_price_per_gpu_hour, 1) as pct_diff
+    from over_threshold as candidates
     qualify row_number() over (
-        partition by higher.provider, higher.sku, higher.pricing_model, higher.source,
-            higher.region, lower.source
-        order by lower.region <> higher.region, lower.price_per_hour, lower.region
+        partition by candidates.provider, candidates.sku, candidates.pricing_model,
+            candidates.higher_source, candidates.higher_region, candidates.source
+        order by candidates.region <> candidates.higher_region, candidates.gap,
+            candidates.price_per_hour, candidates.region
     ) = 1
 
 )

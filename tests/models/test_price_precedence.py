@@ -9,7 +9,8 @@ Every price below is a recorded one (../shared/data/prices):
   us-central1 on demand 88.49 USD/h = 11.06125 per GPU;
 * SkyPilot's GCP catalog of 2026-05-20 (skypilot_format/gcp_vms_2026-05-20.csv): the same
   machine in us-central1-a at 43.0662 (5.383 per GPU, -51.3% against the page), spot 35.8736;
-  in europe-west4-a, not on the page, 45.27697;
+  in europe-west4-a, not on the page, 45.27697; its 4-GPU a3-highgpu-4g, which the page does
+  not list, 21.53307 in us-central1-a (5.383 per GPU);
 * AWS's p5.48xlarge daily history (aws_price_list/): 55.04 USD/h in us-east-1 on 2026-08-22
   (6.88 per GPU); an older, cheaper observation of the same seller in another region is not its
   newest price;
@@ -36,7 +37,7 @@ insert into fetches (fetch_id, run_id, source, stream, mode, started_at, finishe
 (1, 'r1', 'gcp_pricing_page', 'pricing_page', 'replay', '2026-11-01 00:00+00',
     '2026-11-01 00:01+00', '2026-10-01 00:00+00', 'replayed', 'sha-gcp-page', 1),
 (2, 'r1', 'skypilot', 'gcp', 'replay', '2026-11-01 00:00+00', '2026-11-01 00:01+00',
-    '2026-05-20 00:00+00', 'replayed', 'sha-sky-gcp', 4),
+    '2026-05-20 00:00+00', 'replayed', 'sha-sky-gcp', 5),
 (3, 'r1', 'aws', 'p5', 'replay', '2026-11-01 00:00+00', '2026-11-01 00:01+00',
     '2026-08-22 00:00+00', 'replayed', 'sha-aws', 1),
 (4, 'r1', 'aws', 'sample', 'replay', '2026-11-01 00:00+00', '2026-11-01 00:01+00',
@@ -58,6 +59,8 @@ insert into price_observations (fetch_id, source, provider, sku, region, pricing
     35.8736, 'H100', 8, '2026-05-20 00:00+00'),
 (2, 'skypilot', 'gcp', 'a3-highgpu-8g', 'europe-west4-a', 'on_demand', 'linux', 'USD',
     45.27697, 'H100', 8, '2026-05-20 00:00+00'),
+(2, 'skypilot', 'gcp', 'a3-highgpu-4g', 'us-central1-a', 'on_demand', 'linux', 'USD',
+    21.53307, 'H100', 4, '2026-05-20 00:00+00'),
 (3, 'aws', 'aws', 'p5.48xlarge', 'us-east-1', 'on_demand', 'linux', 'USD', 55.04, 'H100', 8,
     '2026-08-22 00:00+00'),
 (4, 'aws', 'aws', 'p5.48xlarge', 'us-west-2', 'on_demand', 'linux', 'USD', 31.2, 'H100', 8,
@@ -95,6 +98,11 @@ def test_the_page_disputes_the_catalog_and_the_dispute_is_listed(con) -> None:
     flags = dict(((s, r, m), d) for s, r, m, d in con.execute(
         "select source, region, pricing_model, is_disputed from gpu_offers "
         "where sku = 'a3-highgpu-8g'").fetchall())
+    # the catalog's 4-GPU shape, which the page does not list, is compared with the page's
+    # price of the part there, per GPU: 21.53307 / 4 = 5.383 against 11.06, -51.3%
+    assert con.execute("select higher_sku, compared_by, pct_diff from price_disputes "
+                       "where sku = 'a3-highgpu-4g'").fetchall() == [
+        ("a3-highgpu-8g", "part", -51.3)]
     assert flags == {("gcp_pricing_page", "us-central1", "on_demand"): False,
                      ("skypilot", "us-central1-a", "on_demand"): True,
                      ("skypilot", "us-central1-a", "spot"): True,

@@ -232,9 +232,12 @@ def test_every_price_a_buyer_reads_is_one_they_could_pay(loaded):
       without its host, or a disputed row;
     * Oracle's MI355X price list item (8.60 per GPU, rented only as BM.GPU.MI355X.8) is an
       8-GPU offer at 68.80;
+    * the catalog's other A3 shapes (a3-highgpu-1g/2g/4g, a3-edgegpu-8g) carry the same sum,
+      5.383 per GPU; the page lists none of them, so they are compared with the page's H100
+      price in us-central1 per GPU (compared_by 'part'): -51.3%, disputed too;
     * the H100 SXM on-demand statistics: 8 fresh sellers (RunPod 3.49, Nebius 3.85, Lambda
-      3.99, GCP 5.38327, CoreWeave 6.155, AWS 6.88, Oracle 10, Azure 12.29), median
-      (5.3832675 + 6.155) / 2 = 5.76913, 5 stale and 6 undated sellers left out."""
+      3.99, CoreWeave 6.155, AWS 6.88, Oracle 10, GCP 88.49 / 8 = 11.06 on its page, Azure
+      12.29), median (6.155 + 6.88) / 2 = 6.5175, 5 stale and 6 undated sellers left out."""
     con = loaded[0]
     [(page,)] = _q(con, "select price_per_gpu_hour from gpu_offers where sku = 'a3-highgpu-8g' "
                         "and region = 'us-central1' and pricing_model = 'on_demand' "
@@ -264,9 +267,14 @@ def test_every_price_a_buyer_reads_is_one_they_could_pay(loaded):
              "min_price_per_gpu_hour, median_price_per_gpu_hour from gpu_prices "
              "where accelerator_id = ? and pricing_model = 'on_demand'", [H100])
     assert (n, stale, undated, low) == (8, 5, 6, 3.49)
-    # GCP stands at SkyPilot's a3-highgpu-4g, 21.53307 / 4 = 5.3832675 (us-central1-a): the
-    # page lists no 4-GPU A3 machine to dispute it
-    assert median == pytest.approx((21.53307 / 4 + 6.155) / 2, rel=1e-9)
+    assert median == pytest.approx((6.155 + 6.88) / 2, rel=1e-9)
+    [(gcp_price, gcp_source)] = _q(
+        con, "select price_per_gpu_hour, source from seller_prices where accelerator_id = ? "
+             "and pricing_model = 'on_demand' and seller = 'gcp'", [H100])
+    assert (gcp_price, gcp_source) == (pytest.approx(88.49 / 8, abs=1e-6), "gcp_pricing_page")
+    [(compared, pct)] = _q(con, "select compared_by, pct_diff from price_disputes where "
+                                "sku = 'a3-highgpu-4g' and pricing_model = 'on_demand'")
+    assert (compared, pct) == ("part", -51.3)
 
 
 def test_offers_lists_stale_and_disputed_offers_after_the_current_ones(loaded):
@@ -282,7 +290,7 @@ def test_offers_lists_stale_and_disputed_offers_after_the_current_ones(loaded):
     first = dated.iloc[0]
     assert (first["provider"], first["price_per_gpu_hour"], bool(first["is_stale"])) == (
         "lambda", pytest.approx(3.99), False)
-    standing = list(zip(dated["is_stale"], dated["is_disputed"], strict=True))
+    standing = list(zip(dated["is_disputed"], dated["is_stale"], strict=True))
     assert standing == sorted(standing)  # fresh before stale before disputed
     [vp] = dated[dated["provider"] == "voltagepark"].itertuples()
     assert (vp.price_per_gpu_hour, vp.is_stale) == (2.49, True)

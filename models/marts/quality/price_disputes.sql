@@ -1,14 +1,18 @@
 -- one row per price dispute within one provider: a lower-ranked source (a catalog built from
 -- the provider's prices, or an aggregator's resale) states a price more than price_dispute_pct
 -- (25%) away from the provider's own page or API for the same sku, pricing model, GPU count and
--- region, observed no later than the page (int_price_disputes). The lower-ranked source's rows
+-- region, observed no later than the page, or, for a sku the page omits, from every price of
+-- the same part the page lists there (int_price_disputes). The lower-ranked source's rows
 -- of that sku are then disputed in every region and pricing model: gpu_offers lists them with
 -- is_disputed, and no minimum, median or price basis uses them. A disagreement is shown, never
 -- averaged (DESIGN invariant 14). `gpucost explain fetch FETCH_ID` names the disputes of a fetch.
 --
 -- columns:
 --   provider: the provider both sources price
---   sku: the instance type both name
+--   sku: the instance type of the lower-ranked source, whose rows are disputed
+--   higher_sku: the instance type the higher-ranked source prices: the same sku, or (where it
+--     lists no row of that sku) a row of the same part in the same region
+--   compared_by: sku (the same instance type) or part (the same accelerator, per GPU)
 --   pricing_model: the pricing model both price
 --   accelerator_id: the catalog accelerator of the sku
 --   gpu_count [GPUs]: GPUs per instance
@@ -30,7 +34,7 @@
 --   lower_observed_at [timestamp (UTC)]: when it was observed
 --   lower_fetch_id: its fetch
 --   lower_source_url: where it was read
---   pct_diff [%]: (lower - higher) / higher x 100
+--   pct_diff [%]: (lower - higher) / higher x 100, per GPU
 --   disputed_offers [offers]: offers in force of the lower-ranked source for this sku (every
 --     region and pricing model), all marked is_disputed in gpu_offers
 
@@ -66,6 +70,8 @@ final as (
     select
         disputes.provider,
         disputes.sku,
+        disputes.higher_sku,
+        disputes.compared_by,
         disputes.pricing_model,
         disputes.accelerator_id,
         disputes.gpu_count,
