@@ -143,7 +143,10 @@ def render_speed_ratios(con: Any) -> str:
     """Per pair of families on one benchmark and scale class, like for like (same precision):
     MLPerf's measured per-accelerator speed ratios beside the estimate's (training_speed_ratios)."""
     cur = con.execute(
-        "select benchmark, scale_class, family_a, family_b, precision_a, count(*) as pairs, "
+        "select benchmark, scale_class, "
+        "case when family_a = 'TPU' then accelerator_a else family_a end as family_a, "
+        "case when family_b = 'TPU' then accelerator_b else family_b end as family_b, "
+        "precision_a, count(*) as pairs, "
         "min(measured_ratio) as m_lo, max(measured_ratio) as m_hi, "
         "min(estimated_ratio) as e_lo, max(estimated_ratio) as e_hi, "
         "min(estimate_over_measured) as r_lo, max(estimate_over_measured) as r_hi, "
@@ -157,13 +160,62 @@ def render_speed_ratios(con: Any) -> str:
     def span(lo: Any, hi: Any) -> str:
         return _ratio(lo) if _ratio(lo) == _ratio(hi) else f"{_ratio(lo)}–{_ratio(hi)}"
 
-    lines = ["| benchmark | scale | family a / family b | precision | result pairs | measured "
+    lines = ["| benchmark | scale | class a / class b | precision | result pairs | measured "
              "a/b | estimated a/b | estimated / measured | within ±30% |",
              "|---|---|---|---|---|---|---|---|---|"]
     lines += [f"| {r['benchmark']} | {r['scale_class']} | {r['family_a']} / {r['family_b']} | "
               f"{r['precision_a']} | {r['pairs']} | {span(r['m_lo'], r['m_hi'])} | "
               f"{span(r['e_lo'], r['e_hi'])} | {span(r['r_lo'], r['r_hi'])} | "
               f"{'yes' if r['ok'] else '**no**'} |" for r in rows]
+    return "\n".join(lines + ["", render_generation_factors(con)])
+
+
+# the acceptance pairs of issue 38: part a, part b, MLPerf's per-accelerator speed ratios
+# (README-older-rounds.md table A "thr ratio"; Llama 2 70B LoRA at 8 GPUs for B200, MI300X)
+ACCEPTANCE_PAIRS = [
+    ("nvidia-h100-sxm5-80gb", "nvidia-a100-sxm4-80gb", "bert, 8 vs 8 (v2.1, v3.0)", (2.768, 2.973)),
+    ("google-tpu-v6e", "google-tpu-v5p", "gpt3, 2,048 vs 2,048 (v4.1)", (1.042,)),
+    ("nvidia-h100-sxm5-80gb", "google-tpu-v5p", "gpt3, 512 vs 512 (v4.0)", (2.248,)),
+    ("nvidia-h100-sxm5-80gb", "google-tpu-v5e", "gpt3, 4,096 vs 4,096 (v3.1)", (5.206,)),
+    ("nvidia-b200-sxm-180gb", "nvidia-h100-sxm5-80gb", "llama2_70b_lora, 8 vs 8", (2.445, 2.841)),
+    ("amd-mi300x-192gb", "nvidia-h100-sxm5-80gb", "llama2_70b_lora, 8 vs 8", (0.987,)),
+    ("nvidia-a100-sxm4-80gb", "google-tpu-v4", "bert, 64 vs 64 (v1.0)", (1.271,)),
+]
+
+
+def render_generation_factors(con: Any) -> str:
+    """The parts whose factor an MLPerf pair sets (mfu_generation_factors), then the per-GPU
+    speed ratios a 7B / 2T-token estimate implies beside MLPerf's (issue 38's acceptance)."""
+    cur = con.execute("select accelerator_id, benchmark, results_used, measured_speed_ratio, "
+                      "pair_factor, chain, applied_factor from mfu_generation_factors "
+                      "order by accelerator_id")
+    cols = [d[0] for d in cur.description]
+    rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    if not rows:
+        return "(no MLPerf Training results loaded)"
+    lines = ["Parts whose factor an MLPerf pair sets (mart `mfu_generation_factors`):", "",
+             "| part | benchmark | result pairs (accelerators, precision) | measured speed "
+             "ratio | factor (per BF16 peak) | chain | applied |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['accelerator_id']} | {r['benchmark']} | {r['results_used']} | "
+              f"{_ratio(r['measured_speed_ratio'])} | {_ratio(r['pair_factor'])} | "
+              f"{r['chain']} | "
+              + (f"x {_ratio(r['applied_factor'])} on the TPU term" if r["applied_factor"]
+                 else "no") + " |" for r in rows]
+    speed = dict(con.execute(
+        "select accelerator_id, peak_dense_tflops * mfu from training_cost_estimate("
+        "params := 7e9, tokens := 2e12) where price_basis = 'on_demand_min' "
+        "or price_basis is null").fetchall())
+    lines += ["", "Per-GPU speed ratios of a 7B / 2T-token estimate (dense BF16 peak x MFU) "
+              "beside MLPerf's:", "",
+              "| a / b | MLPerf pair | measured a/b | estimated a/b | within ±30% |",
+              "|---|---|---|---|---|"]
+    for a, b, pair, measured in ACCEPTANCE_PAIRS:
+        if a not in speed or b not in speed:
+            continue
+        est = speed[a] / speed[b]
+        ok = all(0.7 <= est / m <= 1.3 for m in measured)
+        lines.append(f"| {a} / {b} | {pair} | {' and '.join(_ratio(m) for m in measured)} | "
+                     f"{_ratio(est)} | {'yes' if ok else '**no**'} |")
     return "\n".join(lines)
 
 

@@ -73,6 +73,8 @@ CURATED_TABLES: dict[str, dict[str, str]] = {
     # training feasibility and calibrated utilisation (issue 11)
     "scale_up_domains": _typed(integer="domain_size node_gpus", double="bandwidth_gbps"),
     "mfu_model": _typed(double="coefficient"),
+    # which MLPerf Training pair sets a part's speed factor (issue 38): part, anchor, benchmark
+    "mfu_factor_pairs": {},
     # who sells an offer (issue 24): aggregators and marketplaces, sellers' other spellings
     "providers": {},
     "seller_names": {},

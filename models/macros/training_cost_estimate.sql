@@ -161,6 +161,7 @@ sized as (
         coalesce(
             chosen.arg_mfu,
             training_mfu(
+                chosen.accelerator_id,
                 chosen.family,
                 chosen.arg_params_active,
                 chosen.arg_params_total > chosen.arg_params_active,
@@ -183,6 +184,9 @@ sized as (
             when chosen.arg_params_active > 0
                 and coalesce(chosen.peak_bf16_dense_tflops, chosen.peak_fp16_dense_tflops) > 0
                 then coalesce(
+                    (select generations.mfu_source from mfu_generation_factors as generations
+                     where generations.accelerator_id = chosen.accelerator_id
+                        and generations.applied_factor is not null),
                     (select factors.mfu_source from mfu_family_factors as factors
                      where factors.family = chosen.family),
                     'mfu_model (Hopper)'

@@ -99,8 +99,12 @@ def test_the_estimate_holds_every_like_for_like_mlperf_ratio_within_30_percent(l
     pairs = _q(con, "select benchmark, accelerator_a, accelerator_b, measured_ratio, "
                     "estimated_ratio from training_speed_ratios where like_for_like")
     assert len(pairs) >= 30
-    off = [p for p in pairs if not 0.7 <= p[4] / p[3] <= 1.3]
-    assert off == []
+    off = sorted((p[0], p[1], p[2]) for p in pairs if not 0.7 <= p[4] / p[3] <= 1.3)
+    # the only misses: TPU v5e's one result (v3.1, PAX) against v5p / Trillium results of later
+    # rounds (v4.0 / v4.1, MaxText): cross-round, cross-framework (README-older-rounds.md rows
+    # 11-14); v5e's factor comes from the same-round H100 pair of v3.1 instead
+    assert off == [("gpt3", "google-tpu-v5e", "google-tpu-v5p")] * 2 + [
+        ("gpt3", "google-tpu-v5e", "google-tpu-v6e")]
     # the factors come from MLPerf where a family has results beside Hopper's
     basis = dict(_q(con, "select family, mfu_basis from mfu_family_factors"))
     assert basis["Blackwell"] == basis["CDNA3"] == basis["Gaudi"] == "mlperf_training"
@@ -170,3 +174,92 @@ def test_cost_models_page_shows_the_ratio_table_the_mart_computes(loaded):
     assert v.rewrite(doc, v.render_speed_ratios(loaded[0]), v.RATIO_START, v.RATIO_END) == doc, \
         "docs/cost-models.md is stale: load the recorded data, then run " \
         "`python scripts/validation_doc.py`"
+
+
+# Issue 38 item 2, worked by hand from README-older-rounds.md's per-accelerator throughput
+# ("thr ratio", table A) and the catalog's dense BF16 peaks (H100 989.4, A100 312, TPU v4 275,
+# v5e 197, v5p 459, v6e 918 TFLOP/s): factor = speed ratio / peak ratio.
+#   A100 over H100, bert, 8 vs 8: 1 / 2.768 (v2.1) and 1 / 2.973 (v3.0): geometric mean 1 / 2.8687
+#     -> / (312 / 989.4) = 1.1054
+#   TPU v4 over A100, bert, 64 vs 64 (v1.0): 1 / 1.271 -> / (275 / 312) = 0.8926
+#   TPU v5p over H100, gpt3, 512 vs 512 (v4.0): 1 / 2.248 -> / (459 / 989.4) = 0.9589
+#   TPU v5e over H100, gpt3, 4,096 vs 4,096 (v3.1): 1 / 5.206 -> / (197 / 989.4) = 0.9648
+#   TPU v6e over v5p, gpt3, 2,048 vs 2,048 (v4.1): 1.042 -> / (918 / 459) = 0.521
+#   chained to H100: v4 = 1.1054 x 0.8926 = 0.9867; v6e = 0.9589 x 0.521 = 0.4996;
+#   applied to the fitted TPU term (set on TPU v4's PaLM run): v6e 0.4996 / 0.9867 = 0.5063,
+#   v5p 0.9589 / 0.9867 = 0.9718, v5e 0.9648 / 0.9867 = 0.9778.
+def test_generation_factors_come_from_the_mlperf_pairs(loaded):
+    con = loaded[0]
+    got = {r[0]: r[1:] for r in _q(con, "select accelerator_id, anchor_id, pairs, pair_factor, "
+                                        "hopper_factor, applied_factor, chain "
+                                        "from mfu_generation_factors")}
+    assert set(got) == {"nvidia-a100-sxm4-80gb", "google-tpu-v4", "google-tpu-v5p",
+                        "google-tpu-v5e", "google-tpu-v6e"}
+    a100, v4, v5p, v5e, v6e = (got[k] for k in (
+        "nvidia-a100-sxm4-80gb", "google-tpu-v4", "google-tpu-v5p", "google-tpu-v5e",
+        "google-tpu-v6e"))
+    assert a100[:2] == (H100, 2) and a100[2] == pytest.approx(1.1054, rel=2e-3)
+    assert a100[4] is None  # computed, not applied: the Ampere term stands (docs say why)
+    assert v4[2] == pytest.approx(0.8926, rel=2e-3)
+    assert v4[3] == pytest.approx(0.9867, rel=3e-3) and v4[4] is None
+    assert v5p[2] == pytest.approx(0.9589, rel=2e-3)
+    assert v5e[2] == pytest.approx(0.9648, rel=2e-3)
+    assert v6e[:2] == ("google-tpu-v5p", 1) and v6e[2] == pytest.approx(0.521, rel=2e-3)
+    assert v6e[3] == pytest.approx(0.4996, rel=3e-3)
+    assert v6e[4] == pytest.approx(0.5063, rel=3e-3)
+    assert v5p[4] == pytest.approx(0.9718, rel=3e-3)
+    assert v5e[4] == pytest.approx(0.9778, rel=3e-3)
+    assert v6e[5] == ("google-tpu-v6e = google-tpu-v5p x 0.52 = nvidia-h100-sxm5-80gb x 0.96 "
+                      "x 0.52")
+    # the fitted TPU term was set on TPU v4 only: the reference the factors are taken over
+    tpu_runs = _q(con, "select distinct accelerator_id from validation "
+                       "where mfu_group = 'tpu' and confidence = 'high'")
+    assert tpu_runs == [("google-tpu-v4",)]
+    # every pair a factor is taken from is listed in training_speed_ratios
+    used = _q(con, "select count(*) from training_speed_ratios where sets_factor")
+    assert used == [(6,)]
+
+
+def _implied_7b(loaded) -> dict[str, float]:
+    """Per part: dense BF16 peak x in-run MFU of `gpucost estimate training --params 7e9
+    --tokens 2e12` (the per-GPU speed the ranking implies)."""
+    con = loaded[0]
+    rows = _q(con, "select accelerator_id, peak_dense_tflops * mfu from "
+                   "training_cost_estimate(params := 7e9, tokens := 2e12) "
+                   "where price_basis = 'on_demand_min' or price_basis is null")
+    return {r[0]: r[1] for r in rows}
+
+
+# the MLPerf per-accelerator speed ratios (README-older-rounds.md table A "thr ratio"; Llama 2
+# 70B LoRA at 8 GPUs for B200 and MI300X over H100, tokens/s per GPU of training_measured, whose
+# H100 figure is worked by hand in this file's docstring: B200 4,806.8 (v5.0 NVIDIA) and 5,586.0
+# (v5.1 Lenovo), MI300X 1,940.3 (v5.1 AMD), over H100 1,965.9 (v4.1 NVIDIA))
+HELD_RATIOS = [
+    ("google-tpu-v6e", "google-tpu-v5p", [1.042]),
+    ("nvidia-a100-sxm4-80gb", "google-tpu-v4", [1.271]),
+    ("nvidia-b200-sxm-180gb", H100, [2.445, 2.841]),
+    ("amd-mi300x-192gb", H100, [0.987]),
+]
+HOPPER_RATIOS = [
+    (H100, "nvidia-a100-sxm4-80gb", [2.768, 2.973]),
+    (H100, "google-tpu-v5p", [2.248]),
+    (H100, "google-tpu-v5e", [5.206]),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "measured"), HELD_RATIOS)
+def test_7b_estimate_holds_the_mlperf_speed_ratio(loaded, a, b, measured):
+    speed = _implied_7b(loaded)
+    for m in measured:
+        assert 0.7 <= speed[a] / speed[b] / m <= 1.3, (a, b, speed[a] / speed[b], m)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 38, open: the fitted Hopper term at 7B (0.205, "
+                   "Meta's and Microsoft's published small-model H100 runs) puts H100 at 1.53x "
+                   "A100 and 1.28x v5p where MLPerf measures 2.8-3.0x and 2.25x; "
+                   "docs/cost-models.md")
+@pytest.mark.parametrize(("a", "b", "measured"), HOPPER_RATIOS)
+def test_7b_estimate_holds_the_mlperf_speed_ratio_against_hopper(loaded, a, b, measured):
+    speed = _implied_7b(loaded)
+    for m in measured:
+        assert 0.7 <= speed[a] / speed[b] / m <= 1.3, (a, b, speed[a] / speed[b], m)

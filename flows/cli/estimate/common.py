@@ -109,7 +109,10 @@ def mfu_model(con: Any, found: list[dict[str, Any]]) -> dict[str, Any] | None:
     factors = [f for f in rows(con, "select * from mfu_family_factors where mfu_basis <> "
                                     "'mfu_model' order by family")
                if any(src.startswith(f["mfu_source"]) for src in sources)]
-    return dict(model[0], family_factors=factors)
+    generations = [g for g in rows(con, "select * from mfu_generation_factors where "
+                                        "applied_factor is not null order by accelerator_id")
+                   if g["mfu_source"] in sources]
+    return dict(model[0], family_factors=factors, generation_factors=generations)
 
 
 def cheapest(found: list[dict[str, Any]], column: str,

@@ -28,6 +28,12 @@ def print_assumptions(result: dict[str, Any], out: Any) -> None:
                    else "the cited generation defaults' ratio")
             print(f"  {f['family']}: Hopper's MFU x {number(f['hopper_factor'])}, {how} "
                   "(mart mfu_family_factors)", file=out)
+        for g in m.get("generation_factors") or []:
+            print(f"  {g['accelerator_id']}: the TPU term x {number(g['applied_factor'])}, "
+                  f"its MLPerf Training speed per BF16 peak over TPU v4's (the part the TPU term "
+                  f"was fitted on): {g['chain']}; google-tpu-v4 = "
+                  f"{number(g['hopper_factor'] / g['applied_factor'])} x H100 "
+                  "(mart mfu_generation_factors)", file=out)
     if not result.get("assumptions"):
         return
     print("\nassumptions (catalog/assumptions.csv):", file=out)

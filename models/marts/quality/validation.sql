@@ -116,6 +116,7 @@ resolved as (
         mfu_group(accelerator_inputs.family) as mfu_group,
         coalesce(
             training_mfu(
+                runs.accelerator_id,
                 accelerator_inputs.family,
                 runs.params_active,
                 runs.params_total > runs.params_active,
@@ -134,7 +135,12 @@ resolved as (
             )
         ) as default_mfu,
         case
-            when mfu_group(accelerator_inputs.family) is not null then 'mfu_model'
+            when mfu_group(accelerator_inputs.family) is not null then coalesce(
+                (select generations.mfu_source from mfu_generation_factors as generations
+                 where generations.accelerator_id = accelerator_inputs.accelerator_id
+                    and generations.applied_factor is not null),
+                'mfu_model'
+            )
             when runs.params_active > 0 and coalesce(accelerator_inputs.peak_bf16_dense_tflops,
                     accelerator_inputs.peak_fp16_dense_tflops) > 0
                 then coalesce(
