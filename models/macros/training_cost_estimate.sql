@@ -4,7 +4,9 @@
 -- at mfu of the dense peak; else training_flops(params, tokens, ...), tokens defaulting to
 -- tokens_per_param (Chinchilla, 20) x params_total.
 -- compute_gpu_hours = gpu_hours_for_flops(FLOPs, peak, mfu); gpu_hours (what is paid for) =
--- compute_gpu_hours / goodput; wall_clock_days = gpu_hours / n_gpus / 24.
+-- compute_gpu_hours / goodput; wall_clock_days = gpu_hours / n_gpus / 24. Without n_gpus,
+-- deadline_days sizes the cluster per accelerator: the fewest GPUs (whole nodes beyond one, at
+-- least one model replica) that finish within that many days (cluster_from 'deadline').
 -- cost_usd = gpu_hours x price_per_gpu_hour for every basis in price_bases (cheapest and median
 -- on-demand, spot, community, committed, owned) plus 'given' when price_per_gpu_hour is passed.
 -- A rental basis is taken at the size of the job (price_bases_by_size): gpus_per_node, the GPUs
@@ -49,6 +51,7 @@ create or replace macro training_cost_estimate(
     goodput := null,
     n_gpus := null,
     days := null,
+    deadline_days := null,
     n_layers := null,
     d_model := null,
     seq_len := null,
@@ -83,6 +86,7 @@ args as (
         cast(coalesce(defaults.default_goodput, 1.0) as double) as arg_default_goodput,
         cast(n_gpus as double) as arg_n_gpus,
         cast(days as double) as arg_days,
+        cast(deadline_days as double) as arg_deadline_days,
         cast(n_layers as double) as arg_n_layers,
         cast(d_model as double) as arg_d_model,
         cast(seq_len as double) as arg_seq_len,
@@ -258,10 +262,42 @@ computed as (
 
 billed as (
 
+    -- the cluster: n_gpus as given; else, with deadline_days, the fewest GPUs that finish
+    -- within it (at least the GPUs that can hold one replica, full recompute): rounded up to
+    -- 1, 2, 4 or 8 within a node, to whole nodes (node_gpus, else 8) beyond
     select
-        computed.*,
+        computed.* replace (
+            coalesce(
+                computed.arg_n_gpus,
+                case when computed.arg_deadline_days > 0 then
+                    case
+                        when deadline.gpus <= coalesce(computed.node_gpus, 8)
+                            then least(instance_gpus(deadline.gpus), coalesce(computed.node_gpus, 8))
+                        else ceil(deadline.gpus / coalesce(computed.node_gpus, 8))
+                            * coalesce(computed.node_gpus, 8)
+                    end
+                end
+            ) as arg_n_gpus
+        ),
+        case
+            when computed.arg_n_gpus is not null then 'given'
+            when computed.arg_deadline_days > 0 then 'deadline'
+        end as cluster_from,
         computed.run_compute_gpu_hours / computed.arg_goodput as run_gpu_hours
-    from computed
+    from computed,
+        lateral training_memory_plan(
+            computed.arg_params_active, computed.arg_params_total, computed.arg_n_layers,
+            computed.arg_d_model, computed.arg_seq_len, computed.arg_micro_batch,
+            computed.arg_recompute, null, computed.memory_gb, computed.scale_up_domain_size,
+            computed.has_scale_up_fabric, computed.form_factor
+        ) as replica,
+        lateral (
+            select greatest(
+                ceil(computed.run_compute_gpu_hours / computed.arg_goodput
+                    / (24 * computed.arg_deadline_days)),
+                coalesce(replica.run_min_gpus, 1)
+            ) as gpus
+        ) as deadline
 
 ),
 
@@ -307,6 +343,9 @@ select
     billed.run_compute_gpu_hours as compute_gpu_hours,
     billed.run_gpu_hours as gpu_hours,
     billed.arg_n_gpus as n_gpus,
+    -- where n_gpus comes from: 'given' (n_gpus), 'deadline' (the fewest that finish within
+    -- deadline_days), null (not given: wall_clock_days and peak power are then null)
+    billed.cluster_from,
     billed.run_gpu_hours / billed.arg_n_gpus / 24 as wall_clock_days,
 
     ---------- cost per price basis

@@ -41,7 +41,7 @@ def test_training_table_shows_everything_the_issue_asks_for(warehouse, capsys):
     assert "FLOPs               8.4e22 (6 x active params x tokens" in out
     assert "MFU                 0.4 (given)" in out
     assert "GPU-hours           65,509 (paid for" in out  # 58,958 / 0.9
-    assert "days on 1,024 GPUs (default; set --gpus)" in out
+    assert "days on 1,024 GPUs (a default cluster size, not a recommendation" in out
     assert "MWh = GPU-hours x 700 W x 1.82 server/chip power x 0.75 average load x PUE 1.25" in out
     assert "peak cluster power  1.63 MW" in out  # 1,024 x 700 W x 1.82 x 1.25
     # cost per price basis, with the provider behind each
@@ -160,7 +160,7 @@ def test_usage_errors(warehouse, capsys):
     code, _, err = run(capsys, "-a", "H100 SXM")
     assert code == EXIT_USAGE and "give --params" in err
     code, _, err = run(capsys, "-a", "H100 SXM", "--days", "10")
-    assert code == EXIT_USAGE and "--days needs --gpus" in err
+    assert code == EXIT_USAGE and "--days alone needs the run" in err
     code, _, err = run(capsys, "--params", "7e9", "-a", "A100 80GB", "--precision", "fp8")
     assert code == EXIT_USAGE and "no dense fp8 peak" in err
     code, _, err = run(capsys, "--params", "7e9", "-a", "H100 SXM", "--breakdown", "nope")
@@ -485,3 +485,27 @@ def test_macro_arguments_come_from_the_macro_signatures(warehouse):
         assert dest in MODE_OPTIONS["training"] | MODE_OPTIONS["inference"], dest
         assert parameter in set(training) | set(inference), parameter
         assert dest not in set(training) | set(inference), dest  # else no rename is needed
+
+
+def test_days_alone_sizes_the_cluster_that_finishes_in_time(warehouse, capsys):
+    """--days D without --gpus (issue 38 item 4): the fewest GPUs that finish within D days,
+    whole nodes beyond one. By hand: 65,509 GPU-hours (8.4e22 FLOPs at MFU 0.4 on 989.4
+    TFLOP/s, / goodput 0.9) / (24 h x 10 days) = 272.95 -> 273 GPUs -> 35 nodes of 8 = 280
+    GPUs, 65,509 / 280 / 24 = 9.75 days; at --days 30: 91 -> 12 nodes = 96 GPUs, 28.4 days."""
+    code, out, err = run(capsys, "--params", "7e9", "--tokens", "2e12", "-a", "H100 SXM",
+                         "--mfu", "0.4", "--days", "10")
+    assert code == EXIT_OK, err
+    assert "9.75 days on 280 GPUs (the fewest that finish within 10 days: --days)" in out
+    assert "TP 8 x PP 1 x DP 35" in out
+    code, out, err = run(capsys, "--params", "7e9", "--tokens", "2e12", "-a", "H100 SXM",
+                         "--mfu", "0.4", "--days", "30", "--format", "json")
+    assert code == EXIT_OK, err
+    row = json.loads(out)["rows"][0]
+    assert (row["n_gpus"], row["cluster_from"]) == (96, "deadline")
+    assert row["wall_clock_days"] == pytest.approx(65_509.3 / 96 / 24, rel=1e-4)
+    # every platform of the table gets its own cluster, each within the deadline or marked
+    code, out, err = run(capsys, "--params", "7e9", "--tokens", "2e12", "--mfu", "0.4",
+                         "--days", "10")
+    assert code == EXIT_OK, err
+    assert "wall-clock on the fewest GPUs that finish within 10 days on each platform" in out
+    assert "days on GPUs" in out

@@ -66,8 +66,14 @@ def print_training(result: dict[str, Any], out: Any) -> None:
             else " (implied by the FLOPs)"
         what.append(f"{count(first['tokens'])} tokens{implied}")
     what.append(first["precision"])
-    gpus = f"{number(first['n_gpus'])} GPUs" + (" (default; set --gpus)"
-                                              if result["gpus_defaulted"] else "")
+    deadline = result.get("deadline_days")
+    gpus = f"{number(first['n_gpus'])} GPUs" + (
+        " (a default cluster size, not a recommendation: it sets only the days, the peak power "
+        "and a PCIe platform's pipeline bubble; --gpus N sets it, --days D sizes each "
+        "platform's to finish within D days)" if result["gpus_defaulted"] else "")
+    if deadline is not None:
+        gpus = (f"the fewest GPUs that finish within {number(deadline)} days on each platform "
+                "(--days; whole nodes beyond one, at least one model replica)")
     if result.get("scenario"):
         print(f"Scenario {result['scenario']['scenario_id']}: "
               f"{result['scenario']['question']}", file=out)
@@ -87,15 +93,18 @@ def print_training(result: dict[str, Any], out: Any) -> None:
         for entry in result["ranking"]:
             acc = entry["accelerator_id"]
             r = first_of[acc]
+            days = number(r["wall_clock_days"]) + (
+                f" on {number(r['n_gpus'])}" if deadline is not None else "") + (
+                " (over --days)" if deadline is not None and r["wall_clock_days"] is not None
+                and r["wall_clock_days"] > deadline * (1 + 1e-9) else "")
             if entry["rank"] is None and r["feasible"] is not False:
-                unranked.append([acc, number(r["gpu_hours"]), number(r["wall_clock_days"]),
-                                 entry["reason"]])
+                unranked.append([acc, number(r["gpu_hours"]), days, entry["reason"]])
                 continue
             od = given.get(acc) or on_demand.get(acc, {})
             cheap, own = rented.get(acc, {}), owned.get(acc, {})
             table.append([
                 acc, number(r["peak_dense_tflops"]), number(r["mfu"]), number(r["gpu_hours"]),
-                number(r["wall_clock_days"]), _plan(r),
+                days, _plan(r),
                 f"{number(od.get('cost_usd'))} ({od.get('provider') or od.get('price_basis')})"
                 if od else "-",
                 number(od.get("usd_per_million_tokens")),
@@ -105,7 +114,8 @@ def print_training(result: dict[str, Any], out: Any) -> None:
                 number(analyst.get(acc, {}).get("cost_usd")), number(r["energy_mwh"]),
                 r["mfu_source"] or "",
             ] + ([r["infeasible_reason"] or ""] if result.get("show_all") else []))
-        write_table(["accelerator", "peak TFLOP/s", "MFU", "GPU-hours", "days",
+        day_column = "days on GPUs" if deadline is not None else "days"
+        write_table(["accelerator", "peak TFLOP/s", "MFU", "GPU-hours", day_column,
                      "min GPUs mem / TPxPPxDP", "on-demand USD (cheapest)",
                      "USD/M tok (on-demand)", "cheapest rental USD (basis, provider)",
                      "owned/TCO USD (basis)", "analyst USD", "MWh", "MFU from"]
@@ -121,15 +131,19 @@ def print_training(result: dict[str, Any], out: Any) -> None:
             print(f"\nnot ranked: {len(unranked)} platform(s) with no rental offer of {node} "
                   "or more GPUs per instance (a smaller box never prices a multi-node plan):",
                   file=out)
-            write_table(["accelerator", "GPU-hours", "days", "why"], unranked, out,
+            write_table(["accelerator", "GPU-hours", day_column, "why"], unranked, out,
                         indent="  ")
         if result.get("infeasible_hidden"):
             print(f"\nnot ranked: {len(result['infeasible_hidden'])} platform(s) that cannot "
-                  f"train this model on {number(first['n_gpus'])} GPUs "
+                  "train this model"
+                  + (f" on {number(first['n_gpus'])} GPUs" if deadline is None else "") + " "
                   f"({', '.join(result['infeasible_hidden'])}); --all lists them with the "
                   "reason", file=out)
         print_assumptions(result, out)
         return
+    if deadline is not None:
+        gpus = (f"{number(first['n_gpus'])} GPUs (the fewest that finish within "
+                f"{number(deadline)} days: --days)")
     print(f"Training estimate: {', '.join(what)}; on {first['accelerator_name']} "
           f"({first['accelerator_id']})", file=out)
     lines = [

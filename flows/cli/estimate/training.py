@@ -33,17 +33,26 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     if args.params is None and args.flops is None and args.days is None:
         raise EstimateError("give --params (with --tokens, or Chinchilla tokens by default),"
                             " --flops, or --gpus with --days")
-    if args.days is not None and args.gpus is None:
-        raise EstimateError("--days needs --gpus (the cluster the time is spent on)")
+    if args.days is not None and args.gpus is None and args.params is None \
+            and args.flops is None:
+        raise EstimateError("--days alone needs the run (--params, or --flops) to size the "
+                            "cluster that finishes within it; with --gpus it is the cluster time")
     if args.precision not in (None, "bf16", "fp16", "fp8"):
         raise EstimateError("training precision must be bf16, fp16 or fp8 (fp4 and int8 are"
                             " inference weight formats)")
     _check_training_figures(args)
     accelerator = resolve_accelerator(con, args.accelerator) if args.accelerator else None
     values = macro_values(con, "training_cost_estimate", args)
-    values["n_gpus"] = values["n_gpus"] or DEFAULT_GPUS
+    deadline = args.days if args.days is not None and args.gpus is None else None
+    if deadline is not None:
+        # --days alone: per accelerator, the fewest GPUs that finish within it (the macro)
+        values.update(days=None, n_gpus=None, deadline_days=deadline)
+    else:
+        values["n_gpus"] = values["n_gpus"] or DEFAULT_GPUS
     values["accelerator"] = accelerator["accelerator_id"] if accelerator else None
     found = _training_rows(con, values, accelerator)
+    if deadline is not None:
+        found = _within_deadline(con, values, found, deadline)
     if not found and accelerator:
         raise EstimateError(f"{accelerator['accelerator_id']} has no dense "
                             f"{args.precision or 'bf16'} peak in the catalog")
@@ -67,7 +76,8 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {
         "mode": "training",
         "inputs": {k: v for k, v in values.items() if v is not None},
-        "gpus_defaulted": args.gpus is None,
+        "gpus_defaulted": args.gpus is None and deadline is None,
+        "deadline_days": deadline,
         "rows": found,
         "ranking": rank_platforms(found),
         "infeasible_hidden": [] if (accelerator or args.all) else hidden,
@@ -80,6 +90,50 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     result["assumptions"] = assumptions(con, keys_read(found))
     result["mfu_model"] = mfu_model(con, found)
     return result
+
+
+def _within_deadline(con: Any, values: dict[str, Any], found: list[dict[str, Any]],
+                     deadline: float) -> list[dict[str, Any]]:
+    """The macro sizes each cluster from the hours before a PCIe platform's pipeline bubble.
+    That bubble grows with data parallelism at a fixed global batch (global_batch_tokens): one
+    step holds global_batch / (seq x micro-batch x DP) micro-batches, and past DP at which they
+    are fewer than the pipeline stages more GPUs lengthen the run. So a pipelined platform's
+    cluster is capped there (micro-batches >= stages, the bubble at most half the step) and,
+    below the cap, scaled up by its overrun until it finishes in time; a platform that cannot
+    finish within the deadline keeps its estimate at the cap, marked over the deadline."""
+    batch = rows(con, "select value from cost_assumptions "
+                      "where assumption_key = 'global_batch_tokens'")
+    batch_tokens = batch[0]["value"] if batch else None
+    by_acc: dict[str, list[dict[str, Any]]] = {}
+    for r in found:
+        by_acc.setdefault(r["accelerator_id"], []).append(r)
+    for acc, acc_rows in by_acc.items():
+        first = acc_rows[0]
+        if first["feasible"] is False or (first["pipeline_efficiency"] or 1) >= 1 \
+                or not batch_tokens:
+            continue
+        group = first["gpus_per_model_replica"] or 1
+        stages = first["pipeline_parallel"] or 1
+        most_dp = max(1, math.floor(batch_tokens / (first["activation_seq_len"]
+                                                    * first["activation_micro_batch"] * stages)))
+        cap = most_dp * group
+        want = first["n_gpus"]
+        for _ in range(4):
+            days = first["wall_clock_days"]
+            if days is not None and days <= deadline * (1 + 1e-9) and want <= cap:
+                break
+            want = min(cap, math.ceil(want * (days or 1) / deadline / group) * group)
+            tried = _training_rows(con, dict(values, n_gpus=want, deadline_days=None,
+                                             accelerator=acc), {"accelerator_id": acc})
+            if not tried:
+                break
+            for row in tried:
+                row["cluster_from"] = "deadline"
+            acc_rows, first = tried, tried[0]
+            if want >= cap:
+                break
+        by_acc[acc] = acc_rows
+    return [r for acc_rows in by_acc.values() for r in acc_rows]
 
 
 def _breakdown(con: Any, asked: list[str], first: dict[str, Any],
@@ -150,8 +204,8 @@ def _check_agreement(con: Any, args: argparse.Namespace, values: dict[str, Any],
     Both ways must agree (within 1%), else the command names the conflict."""
     if args.params is None or args.tokens is None:
         return
-    if args.flops is None and args.days is None:
-        return
+    if args.flops is None and (args.days is None or args.gpus is None):
+        return  # --days without --gpus is a deadline, not cluster time
     from_params = _training_rows(con, {k: v for k, v in values.items()
                                        if k not in ("flops", "days")}, accelerator)
     by_acc = {r["accelerator_id"]: r for r in from_params}
@@ -164,7 +218,7 @@ def _check_agreement(con: Any, args: argparse.Namespace, values: dict[str, Any],
                 f"--params {args.params:g} and --tokens {args.tokens:g} give "
                 f"{count(other['flops'])} FLOPs, but --flops says {count(args.flops)}: "
                 "give one of them")
-        if args.days is not None and abs(other["wall_clock_days"] / args.days - 1) > _AGREE:
+        if args.days is not None and args.gpus is not None and abs(other["wall_clock_days"] / args.days - 1) > _AGREE:
             raise EstimateError(
                 f"--params {args.params:g} and --tokens {args.tokens:g} take "
                 f"{number(other['wall_clock_days'])} days on {number(values['n_gpus'])} "
