@@ -218,7 +218,8 @@ def _check_agreement(con: Any, args: argparse.Namespace, values: dict[str, Any],
                 f"--params {args.params:g} and --tokens {args.tokens:g} give "
                 f"{count(other['flops'])} FLOPs, but --flops says {count(args.flops)}: "
                 "give one of them")
-        if args.days is not None and args.gpus is not None and abs(other["wall_clock_days"] / args.days - 1) > _AGREE:
+        if args.days is not None and args.gpus is not None \
+                and abs(other["wall_clock_days"] / args.days - 1) > _AGREE:
             raise EstimateError(
                 f"--params {args.params:g} and --tokens {args.tokens:g} take "
                 f"{number(other['wall_clock_days'])} days on {number(values['n_gpus'])} "
