@@ -121,11 +121,14 @@ def connect_as_of(data_dir: Any, day: date) -> Any:
     AsOfError when there is no raw layer, or when no price had been observed by that day."""
     from pathlib import Path
 
+    import duckdb
+
     from gpucost.models import as_of
     from gpucost.warehouse import memory_limit
     from gpucost.warehouse.publish import (
         DataDirNotWritableError,
         NoWarehouseError,
+        WarehouseBusyError,
         serving_path,
         writer_lock,
     )
@@ -140,11 +143,21 @@ def connect_as_of(data_dir: Any, day: date) -> Any:
                         "built from the observations kept there (the published warehouse holds "
                         "only what is in force now)")
     instant = as_of.as_of_instant(day)
+
+    def build() -> Any:
+        try:
+            return as_of.connect_as_of(published, raw, instant, memory_limit=memory_limit())
+        except duckdb.Error as exc:  # raw.duckdb held read-write by a writer outside the lock
+            if "lock" in str(exc).lower():
+                raise WarehouseBusyError(f"{raw} is being written; ask again when the refresh "
+                                         "or ingest is done") from None
+            raise
+
     try:
         with writer_lock(data_dir):
-            con = as_of.connect_as_of(published, raw, instant, memory_limit=memory_limit())
+            con = build()
     except DataDirNotWritableError:  # nobody can write there either: no lock needed
-        con = as_of.connect_as_of(published, raw, instant, memory_limit=memory_limit())
+        con = build()
     if not con.execute("select count(*) from int_offers_mapped").fetchall()[0][0]:
         earliest = as_of.earliest_price_day(con)
         con.close()

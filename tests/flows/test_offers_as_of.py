@@ -144,3 +144,18 @@ def test_as_of_with_a_workload_is_a_usage_error(lambda_two_days, capsys, monkeyp
     assert main(["offers", "H100:8", "--as-of", "2026-04-15", "--workload",
                  "llama2-70b"]) == EXIT_USAGE
     assert "--workload is not answered as of a day" in capsys.readouterr().err
+
+
+def test_as_of_while_a_writer_holds_the_lock_is_a_named_error(lambda_two_days, capsys,
+                                                              monkeypatch):
+    """The raw layer is read under the writer lock: a refresh or ingest running says so."""
+    from gpucost.warehouse.publish import writer_lock
+
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(lambda_two_days))
+    with writer_lock(lambda_two_days):
+        assert main(["offers", "H100:8", "--as-of", "2026-04-15"]) == EXIT_FAILED
+    err = capsys.readouterr().err
+    assert "another gpucost refresh/ingest is writing" in err and "Traceback" not in err
+    # the answer without --as-of reads the published file only: no lock needed
+    with writer_lock(lambda_two_days):
+        assert main(["offers", "H100:8", "--provider", "lambda"]) == EXIT_OK
