@@ -24,6 +24,14 @@ counted in the footer; an offer that is no whole instance says what it buys in i
 leave the undated out. Offers a name search would have matched but whose GPU name maps to no
 accelerator are counted under the listing (`unmapped_gpu_names`).
 
+As of a past day (`--as-of YYYY-MM-DD`, `gpucost.offers(..., as_of="2026-04-15")`): the offers
+in force at the end of that UTC day, built by the same SQL models from the raw layer with the
+session variable gpucost_as_of (models/as_of.py): the same columns, order, marks and footer,
+ages and staleness counted from that day, disputes judged with what was observed by then, and
+never a price observed after it (a file replayed without a date counts from when it was
+loaded). A day before the first observation, in the future or malformed is a usage error
+(exit 2). docs/offers.md.
+
 The same query from Python: `gpucost.offers("H100:8", max_price=3.5)` returns a DataFrame.
 """
 
@@ -31,7 +39,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
+from datetime import UTC, date, datetime
 from typing import Any
 
 from gpucost.flows.cli.options import non_negative, positive
@@ -71,6 +81,90 @@ PRICE_KIND_MARKS = {"gpu_with_host": "GPU + cheapest host", "shape_per_gpu": "sh
 
 class OffersError(Exception):
     """The question cannot be answered as asked (no such accelerator, a bad GPU count)."""
+
+
+class AsOfError(OffersError):
+    """--as-of cannot be answered: not a day (YYYY-MM-DD), a day in the future, a day before
+    the first price observed, or no raw layer to read the history from."""
+
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_as_of(value: Any, today: date | None = None) -> date:
+    """'2026-04-15' (or a datetime.date) -> the day, in UTC; AsOfError for anything else, or
+    for a day after today (UTC): prices are known up to now."""
+    today = today or datetime.now(UTC).date()
+    if isinstance(value, datetime):
+        raise AsOfError(f"--as-of {value!r}: give a day (YYYY-MM-DD, UTC), not an instant")
+    if isinstance(value, date):
+        day = value
+    else:
+        text = str(value).strip()
+        try:
+            if not _DAY.fullmatch(text):
+                raise ValueError
+            day = date.fromisoformat(text)
+        except ValueError:
+            raise AsOfError(f"--as-of {one_line(value)!r}: give a day as YYYY-MM-DD (UTC), "
+                            "e.g. 2026-04-15") from None
+    if day > today:
+        raise AsOfError(f"--as-of {day}: that day is in the future (today is {today} UTC); "
+                        "prices are known up to now")
+    return day
+
+
+def connect_as_of(data_dir: Any, day: date) -> Any:
+    """A connection on which gpu_offers and unmapped_gpu_names are as of the end of `day`
+    (models/as_of.py): the published warehouse read-only, the raw layer read under the writer
+    lock for the moment the build takes (a refresh or ingest writing it: WarehouseBusyError).
+    AsOfError when there is no raw layer, or when no price had been observed by that day."""
+    from pathlib import Path
+
+    import duckdb
+
+    from gpucost.models import as_of
+    from gpucost.warehouse import memory_limit
+    from gpucost.warehouse.publish import (
+        DataDirNotWritableError,
+        NoWarehouseError,
+        WarehouseBusyError,
+        serving_path,
+        writer_lock,
+    )
+
+    data_dir = Path(data_dir)
+    published, raw = serving_path(data_dir), data_dir / "raw.duckdb"
+    if not published.exists():
+        raise NoWarehouseError(f"no published warehouse at {published}: run `gpucost refresh` "
+                               "first")
+    if not raw.exists():
+        raise AsOfError(f"--as-of {day}: no raw layer at {raw}; an answer as of a past day is "
+                        "built from the observations kept there (the published warehouse holds "
+                        "only what is in force now)")
+    instant = as_of.as_of_instant(day)
+
+    def build() -> Any:
+        try:
+            return as_of.connect_as_of(published, raw, instant, memory_limit=memory_limit())
+        except duckdb.Error as exc:  # raw.duckdb held read-write by a writer outside the lock
+            if "lock" in str(exc).lower():
+                raise WarehouseBusyError(f"{raw} is being written; ask again when the refresh "
+                                         "or ingest is done") from None
+            raise
+
+    try:
+        with writer_lock(data_dir):
+            con = build()
+    except DataDirNotWritableError:  # nobody can write there either: no lock needed
+        con = build()
+    if not con.execute("select count(*) from int_offers_mapped").fetchall()[0][0]:
+        earliest = as_of.earliest_price_day(con)
+        con.close()
+        raise AsOfError(f"--as-of {day}: no price had been observed by the end of that day "
+                        + (f"(the first observation in the warehouse is of {earliest} UTC)"
+                           if earliest else "(the warehouse holds no price observation)"))
+    return con
 
 
 def parse_gpu(text: str) -> tuple[str, int | None]:
@@ -301,9 +395,13 @@ def price_max_age_days(con: Any) -> float | None:
     return found[0][0] if found else None
 
 
-def offers(gpu: str, *, data_dir: Any = None, **filters: Any) -> Any:
+def offers(gpu: str, *, data_dir: Any = None, as_of: Any = None, **filters: Any) -> Any:
     """`gpucost offers` from Python: a DataFrame of the offers in force for `gpu` ("H100",
-    "H100:8"), read from the published warehouse. Keyword filters as in query_offers:
+    "H100:8"), read from the published warehouse; with as_of (a day: "2026-04-15" or a
+    datetime.date, UTC) the offers in force at the end of that day, built from the raw layer
+    by the same models (connect_as_of; frame.attrs["as_of"] names the day; AsOfError for a
+    malformed or future day, or one before the first observation; workload is not asked as
+    of a day). Keyword filters as in query_offers:
     min_memory_gb, max_price, provider, region, pricing_model ("on_demand", "spot", ...,
     "all"), sort ("price", "price_per_tflop", "age"), all_regions, include_crosscheck,
     include_reference, dated_only, max_age_days, include_resold (default True: resold offers
@@ -314,12 +412,21 @@ def offers(gpu: str, *, data_dir: Any = None, **filters: Any) -> Any:
     from gpucost.warehouse.publish import connect_readonly
 
     parse_gpu(gpu)  # a bad name or count is said before the warehouse is opened
-    con = connect_readonly(data_dir or default_data_dir())
+    day = None
+    if as_of is not None:
+        day = parse_as_of(as_of)
+        if filters.get("workload"):
+            raise AsOfError("--workload is not answered as of a day (the measured results are "
+                            "today's); ask without --as-of")
+        con = connect_as_of(data_dir or default_data_dir(), day)
+    else:
+        con = connect_readonly(data_dir or default_data_dir())
     try:
         frame = query_offers(con, gpu, **filters)
         # offers the search would have matched but that have no per-GPU price (unmapped)
         frame.attrs["unmapped_offers"] = unmapped_offers(con, gpu,
                                                          provider=filters.get("provider"))
+        frame.attrs["as_of"] = day.isoformat() if day else None
         return frame
     finally:
         con.close()
@@ -368,7 +475,8 @@ def _hidden_offers(args: argparse.Namespace, model: str) -> str:
                    provider=args.provider, region=args.region, pricing_model=model,
                    sort=args.sort, all_regions=args.all_regions, include_crosscheck=True,
                    include_reference=True, dated_only=args.dated_only,
-                   max_age_days=args.max_age, include_resold=not args.no_resold)
+                   max_age_days=args.max_age, include_resold=not args.no_resold,
+                   as_of=args.as_of)
     kinds = every["source_kind"].value_counts()
     hints = [f"{kinds[kind]} {label} (--include-{kind} lists them)"
              for kind, label, shown in (
@@ -389,7 +497,8 @@ def cmd_offers(args: argparse.Namespace) -> int:
                        include_crosscheck=args.include_crosscheck,
                        include_reference=args.include_reference,
                        dated_only=args.dated_only, max_age_days=args.max_age,
-                       workload=args.workload, include_resold=not args.no_resold)
+                       workload=args.workload, include_resold=not args.no_resold,
+                       as_of=args.as_of)
     except OffersError as exc:
         print(f"error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
@@ -398,8 +507,11 @@ def cmd_offers(args: argparse.Namespace) -> int:
         write_frame(frame, args.format)
         return EXIT_OK
     left_out = int(frame.attrs.get("resold_left_out") or 0)
+    as_of = frame.attrs.get("as_of")
+    when = f" at the end of {as_of} UTC" if as_of else ""
     if frame.empty:
-        print(f"no {model.replace('_', '-')} offer in force matches {safe(repr(args.gpu))}"
+        print(f"no {model.replace('_', '-')} offer in force{when} matches "
+              f"{safe(repr(args.gpu))}"
               + _hidden_offers(args, model)
               + (f"; {left_out} resold offer(s) match, left out by --no-resold"
                  if left_out else ""))
@@ -454,7 +566,9 @@ def cmd_offers(args: argparse.Namespace) -> int:
           + (f"; {disputed} disputed (the provider's own page states another price: "
              "price_disputes; in no statistic)" if disputed else "")
           + (f"; dated first, then {undated} undated (age unknown: a file replayed without a"
-             " date; --dated-only leaves them out)" if undated else ""))
+             " date; --dated-only leaves them out)" if undated else "")
+          + (f"; as of the end of {as_of} UTC (what was in force then: ages, staleness and "
+             "disputes counted from that day, no price observed after it)" if as_of else ""))
     if args.workload:
         workload = frame["workload"].dropna()
         print(f"USD/M tok: USD per million generated tokens = USD/GPU-h / (tok/s/GPU x 3600)"
@@ -504,5 +618,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="add USD per million generated tokens at the closest measured MLPerf "
                         "Inference result, e.g. llama2-70b, gpt-oss-120b:interactive "
                         f"(scenario offline, server or interactive; default {DEFAULT_SCENARIO})")
+    o.add_argument("--as-of", metavar="YYYY-MM-DD",
+                   help="the offers in force at the end of that day (UTC), from the raw layer "
+                        "and its history: same columns and rules, ages counted from that day")
     add_format_option(o)
     o.set_defaults(func=cmd_offers)

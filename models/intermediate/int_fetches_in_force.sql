@@ -17,6 +17,12 @@
 -- * in force: the good fetch carrying the payload (sha256) of the latest successful fetch,
 --   else the latest good fetch. So a payload that comes back after another one (A, B, A: the
 --   loader records the second A as 'unchanged' and loads no rows) puts A's rows back in force.
+-- * as of a day (the session variable gpucost_as_of, set only by `gpucost offers --as-of`;
+--   a build leaves it unset and this filter away): a fetch counts only when its prices were
+--   observed by that instant: a dated fetch by its observed_at (or, when its rows carry
+--   their own dates, such as a daily price history, by its rows dated by then), a month-dated
+--   one by the end of its month (or its load, when earlier), a file replayed without any date
+--   by the time it was loaded (its prices were true some time before). docs/offers.md.
 -- * confirmed_at: the newest finished_at of any successful fetch of the same source, stream
 --   and payload (an 'unchanged' refetch confirms freshness); confirmed_observed_at: the newest
 --   observed_at among those fetches (when the prices in force were last seen to be true).
@@ -49,6 +55,32 @@ successful_fetches as (
         and fetches.error_type is null
         and coalesce(fetches.observed_at, fetches.finished_at, fetches.started_at)
             <= current_timestamp + interval 1 day
+        -- as of a past day (`gpucost offers --as-of`: the variable gpucost_as_of; unset in a
+        -- build): only fetches whose prices were observed by then
+        and (
+            getvariable('gpucost_as_of') is null
+            or case
+                -- only the month is known: observed by its last instant, or by the load
+                when fetches.observed_at_precision = 'month'
+                    then least(
+                        fetches.observed_at + interval 1 month - interval 1 microsecond,
+                        fetches.finished_at
+                    )
+                -- a date, or for a file replayed without any date its load (ingest) time
+                else coalesce(fetches.observed_at, fetches.finished_at, fetches.started_at)
+            end <= getvariable('gpucost_as_of')
+            -- a dated payload whose rows carry their own dates (a daily price history, dated
+            -- by its newest row): by its rows observed by then (int_price_snapshots_current
+            -- keeps only those); with the variable unset this is an empty result, no scan
+            or (
+                fetches.observed_at_precision = 'day'
+                and exists (
+                    select 1 from stg_raw__price_observations as dated_rows
+                    where dated_rows.fetch_id = fetches.fetch_id
+                        and dated_rows.observed_at <= getvariable('gpucost_as_of')
+                )
+            )
+        )
 
 ),
 

@@ -225,6 +225,10 @@ reference_offers as (
         and first_hand_coverage.accelerator_id = reference_prices.accelerator_id
         and first_hand_coverage.pricing_model = reference_prices.pricing_model
         and first_hand_coverage.observed_at >= reference_prices.observed_at - interval 1 day
+    -- as of a day (gpucost_as_of, int_fetches_in_force): a price typed from a later page is
+    -- not yet known
+    where getvariable('gpucost_as_of') is null
+        or reference_prices.observed_at <= getvariable('gpucost_as_of')
 
 ),
 
@@ -423,11 +427,12 @@ final as (
         case when flagged.observed_at_known then flagged.observed_at_precision end
             as observed_at_precision,
         flagged.observed_at_known,
-        -- age at the build; unknown (null) for a file replayed without any date
+        -- age at the build (as of a day: at that instant, gpucost_as_of); unknown (null) for
+        -- a file replayed without any date
         case
             when flagged.observed_at_known
-                then round(date_diff('second', flagged.observed_at, current_timestamp)
-                    / 86400.0, 1)
+                then round(date_diff('second', flagged.observed_at,
+                    coalesce(getvariable('gpucost_as_of'), current_timestamp)) / 86400.0, 1)
         end as age_days,
         case when flagged.observed_at_known then flagged.confirmed_at end as confirmed_at,
         flagged.loaded_at

@@ -25,6 +25,9 @@ final as (
         fetches_in_force.confirmed_at
     from observations
     inner join fetches_in_force using (fetch_id)
+    -- as of a day (gpucost_as_of, int_fetches_in_force): never a row observed after it
+    where getvariable('gpucost_as_of') is null
+        or observations.observed_at <= getvariable('gpucost_as_of')
     qualify row_number() over (
         partition by
             observations.fetch_id,
