@@ -235,3 +235,23 @@ def test_bad_repository_or_path_is_a_named_usage_error(git, case, tmp_path, monk
     if case == "never_touched":
         assert "'gcp/vms.csv'" in err
     assert not (tmp_path / "data").exists()  # refused before the warehouse is opened
+
+
+def test_provider_names_the_folder(git, tmp_path, monkeypatch, capsys):
+    """`--provider` overrides the folder: a file kept at `mirror/vms.csv` is read as Lambda's
+    (the project's fixture tests/fixtures/skypilot/lambda_vms_tiny.csv: gpu_8x_h100_sxm5
+    31.92 and gpu_1x_gh200 2.29 load; gpu_1x_a10 at price 0 is refused; the CPU row is no
+    GPU offer)."""
+    fixture = Path(__file__).resolve().parents[1] / "fixtures/skypilot/lambda_vms_tiny.csv"
+    repo, data = tmp_path / "catalog", tmp_path / "data"
+    make_repo(repo, [("mirror/vms.csv", fixture.read_bytes(), "2025-02-03T04:05:06Z")])
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(data))
+    assert main(["backfill", str(repo), "--path", "mirror/vms.csv", "--source", "skypilot",
+                 "--provider", "lambda", "--no-publish"]) == EXIT_OK
+    assert "lambda/vms.csv: 2 rows accepted, 1 refused" in capsys.readouterr().out
+    with duckdb.connect(str(data / "raw.duckdb"), read_only=True) as con:
+        rows = con.execute("select provider, sku, price_per_hour, observed_at from "
+                           "price_observations order by sku").fetchall()
+    assert [(p, s, price, t.isoformat()) for p, s, price, t in rows] == [
+        ("lambda", "gpu_1x_gh200", 2.29, "2025-02-03T04:05:06+00:00"),
+        ("lambda", "gpu_8x_h100_sxm5", 31.92, "2025-02-03T04:05:06+00:00")]
