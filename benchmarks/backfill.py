@@ -103,9 +103,12 @@ def measure(commits: int) -> dict:
         env = {**os.environ, "GPUCOST_DATA_DIR": str(data),
                "PREFECT_HOME": str(work / "prefect")}
         args = ("backfill", str(repo), "--path", PATH, "--source", "skypilot")
+        load_before = os.getloadavg()[0]
         first = run(*args, env=env)
+        load_after = os.getloadavg()[0]
         second = run(*args, env=env)
-        result = {"commits": commits, "build_repo_s": build_s}
+        result = {"commits": commits, "build_repo_s": build_s,
+                  "load_average": (load_before, load_after)}
         for key, r in (("first", first), ("second", second)):
             summary = _SUMMARY.search(r["output"])
             published = _PUBLISHED.search(r["output"])
@@ -128,7 +131,21 @@ def measure(commits: int) -> dict:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def section(results: list[dict], started: str) -> str:
+NOTE = (
+    "Where a commit's time goes (1,000 commits loaded in process with every SQL statement "
+    "timed, 27 s in all, 2026-11-29): the daily rollup upsert (`insert into price_daily ... "
+    "on conflict`) 6.5 ms, the jump gate's look-up of previous prices 3.6 ms, the commit of "
+    "the load's transaction 2.5 ms, the observation insert 1.9 ms, the fetch row 1.3 ms, the "
+    "same-bytes check 1.1 ms and the collapse guard's last good payload 1.0 ms; the verbatim "
+    "payload file's fsync about 1-3 ms; parsing the 15-line CSV 1 ms; git (`log` streamed, "
+    "one `cat-file --batch`) under 1 ms. Each version is its own transaction, as in "
+    "`gpucost ingest` (warehouse/store.py RawStore.load opens it): loading many versions in "
+    "one transaction, with one rollup upsert per batch, is what would raise the rate, and "
+    "needs a batched load in the raw store. Memory stays flat: one version is held at a "
+    "time, and the second run only reads the fetch keys of the source once.")
+
+
+def section(results: list[dict], started: str, remark: str = "") -> str:
     rows = []
     for r in results:
         f, s = r["first"], r["second"]
@@ -137,7 +154,9 @@ def section(results: list[dict], started: str) -> str:
             f"| {r['commits']:,} | {r['build_repo_s']:.1f} | {f['seconds']:.1f} "
             f"({f['load_s']:.1f} + {f['publish_s']:.1f}) | {rate:.0f} | {f['peak_rss_mb']:.0f}"
             f" | {s['seconds']:.1f} | {s['peak_rss_mb']:.0f} | {r['raw_fetches']:,} / "
-            f"{r['price_daily_rows']:,} | {r['raw_mb']:.0f} |")
+            f"{r['price_daily_rows']:,} | {r['raw_mb']:.0f} | "
+            + (f"{r['load_average'][0]:.1f} / {r['load_average'][1]:.1f} |"
+               if r.get("load_average") else "- |"))
     return "\n".join([
         START,
         "## Backfill from a catalog's git history",
@@ -153,9 +172,14 @@ def section(results: list[dict], started: str) -> str:
         "",
         "| commits | build repo s | backfill s (load + publish) | commits/s (load) | peak RSS "
         "MB | second run s | second run peak RSS MB | raw fetches / price_daily rows after "
-        "| data dir MB |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| data dir MB | load average before / after |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *rows,
+        "",
+        f"Machine: {os.cpu_count()} cores; the load average (1 min) beside each run says how "
+        f"busy it was with other work.{(' ' + remark) if remark else ''}",
+        "",
+        NOTE,
         END,
     ])
 
