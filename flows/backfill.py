@@ -44,7 +44,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 from gpucost.catalog import sources
-from gpucost.catalog.records import Payload, PayloadTooLargeError
+from gpucost.catalog.records import Payload, PayloadTooLargeError, SourceError
 from gpucost.flows import steps
 from gpucost.warehouse import data_dir as default_data_dir
 from gpucost.warehouse.load import ingest_max_bytes
@@ -56,6 +56,10 @@ _HEADER = "\x01"  # marks a commit line in the git log stream (never the start o
 
 class BackfillError(Exception):
     """A usage error of `backfill`: not a git repository, a path no commit touched, no git."""
+
+
+class NotAFileError(SourceError):
+    """A path the history lists that is no file at that commit (a submodule): refused."""
 
 
 @dataclass(frozen=True)
@@ -124,30 +128,24 @@ def versions(repo: Path, pathspec: str) -> Iterator[Version]:
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None
     commit, when = "", datetime.min
-    pending = b""
+    pending, finished = b"", False
     try:
         while True:
             chunk = proc.stdout.read(1 << 16)
-            if not chunk:
-                break
-            *tokens, pending = (pending + chunk).split(b"\0")
+            *tokens, pending = (pending + chunk).split(b"\0") if chunk else (pending, b"")
             for token in tokens:
-                text = token.decode("utf-8", errors="surrogateescape")
+                # a commit line ends with a line end: it starts the token after it
+                text = token.decode("utf-8", errors="surrogateescape").lstrip("\n")
                 if text.startswith(_HEADER):
                     sha, seconds = text[1:].split()
                     commit, when = sha, datetime.fromtimestamp(int(seconds), UTC)
-                    continue
-                text = text.lstrip("\n")  # the line end after a commit line
-                if text and commit:
+                elif text and commit:
                     yield Version(commit, when, text)
-        if pending.strip(b"\n"):
-            text = pending.decode("utf-8", errors="surrogateescape").lstrip("\n")
-            if text.startswith(_HEADER):
-                pass
-            elif commit:
-                yield Version(commit, when, text)
+            if not chunk:
+                break
+        finished = True
     finally:
-        if proc.poll() is None:
+        if not finished and proc.poll() is None:  # the caller stopped early
             proc.kill()
         stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
         code = proc.wait()
@@ -173,18 +171,28 @@ class Blobs:
             "utf-8", errors="surrogateescape"))
         self.proc.stdin.flush()
         header = self.proc.stdout.readline().decode(errors="replace").split()
+        if len(header) == 3 and header[1] != "blob":  # a submodule (commit), a tree: skip it
+            self._skip(int(header[2]))
         if len(header) != 3 or header[1] != "blob":
-            raise BackfillError(f"git cat-file: no file {version.path} at {version.commit[:12]} "
-                                f"({' '.join(header)})")
+            raise NotAFileError(f"{version.path} at {version.commit[:12]} is no file "
+                                f"(git cat-file: {' '.join(header[1:]) or 'no answer'})")
         size = int(header[2])
         if size > cap:
-            left = size + 1
-            while left:
-                left -= len(self.proc.stdout.read(min(left, 1 << 20)))
+            self._skip(size)
             return None, size
         content = self.proc.stdout.read(size)
         self.proc.stdout.read(1)  # the line end after the object
         return content, size
+
+    def _skip(self, size: int) -> None:
+        """Read past an object of `size` bytes and its line end, keeping none of it."""
+        assert self.proc.stdout is not None
+        left = size + 1
+        while left:
+            got = len(self.proc.stdout.read(min(left, 1 << 20)))
+            if not got:
+                raise BackfillError("git cat-file stopped answering")
+            left -= got
 
     def close(self) -> None:
         if self.proc.stdin:
@@ -266,14 +274,18 @@ def _load_one(store: RawStore, con, blobs: Blobs, version: Version, *,  # type: 
               known: set[tuple], origin: str) -> CommitLine:
     name = payload_name(version.path, provider)
     at = version.committed_at
-    content, size = blobs.read(version, cap)
+    error: SourceError | None = None
+    try:
+        content, size = blobs.read(version, cap)
+    except NotAFileError as exc:
+        content, size, error = None, 0, exc
     sha = hashlib.sha256(content).hexdigest() if content is not None else None
     if _key(name, sha, at) in known:
         return CommitLine(version, name, "skipped")
     known.add(_key(name, sha, at))
     url = f"{origin}@{version.commit}:{version.path}"  # git's COMMIT:PATH, in that clone
     if content is None:
-        error = PayloadTooLargeError(
+        error = error or PayloadTooLargeError(
             f"{version.path} at {version.commit[:12]} is {size} bytes, above the ingest cap "
             f"of {cap} (GPUCOST_INGEST_MAX_BYTES raises it); not read")
         o = store.record_failure(con, run_id=run_id, source=source, mode="replay",

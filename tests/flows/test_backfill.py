@@ -255,3 +255,25 @@ def test_provider_names_the_folder(git, tmp_path, monkeypatch, capsys):
     assert [(p, s, price, t.isoformat()) for p, s, price, t in rows] == [
         ("lambda", "gpu_1x_gh200", 2.29, "2025-02-03T04:05:06+00:00"),
         ("lambda", "gpu_8x_h100_sxm5", 31.92, "2025-02-03T04:05:06+00:00")]
+
+
+def test_a_version_above_the_ingest_cap_is_refused_unread(git, tmp_path, monkeypatch, capsys):
+    """A version larger than GPUCOST_INGEST_MAX_BYTES is one refused line (never kept); the
+    next version reads and loads as usual, and a second run skips both."""
+    fixture = (Path(__file__).resolve().parents[1] / "fixtures/skypilot/lambda_vms_tiny.csv"
+               ).read_bytes()
+    repo, data = tmp_path / "catalog", tmp_path / "data"
+    make_repo(repo, [("lambda/vms.csv", fixture + b"\n" * 4096, "2025-02-03T00:00:00Z"),
+                     ("lambda/vms.csv", fixture, "2025-02-04T00:00:00Z")])
+    monkeypatch.setenv("GPUCOST_DATA_DIR", str(data))
+    monkeypatch.setenv("GPUCOST_INGEST_MAX_BYTES", str(len(fixture) + 100))
+    args = ["backfill", str(repo), "--path", "lambda/vms.csv", "--source", "skypilot",
+            "--no-publish"]
+    assert main(args) == EXIT_SOURCE_FAILED
+    out = capsys.readouterr().out.splitlines()
+    assert "2025-02-03 00:00 lambda/vms.csv: REFUSED PayloadTooLargeError" in out[0]
+    assert f"is {len(fixture) + 4096} bytes, above the ingest cap" in out[0]
+    assert "2025-02-04 00:00 lambda/vms.csv: 2 rows accepted, 1 refused" in out[1]
+    assert not list((data / "raw").rglob("*.csv"))[1:]  # only the loaded version is kept
+    assert main(args) == EXIT_OK
+    assert "2 skipped as already backfilled" in capsys.readouterr().out
