@@ -15,7 +15,7 @@ export PREFECT_HOME ?= $(CURDIR)/warehouse/data/prefect
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
 .PHONY: refresh test kill-test chromium lint lock clean setup bench bench-offers reliability \
-	cluster-setup cluster-test lock-cluster bench-cluster
+	cluster-setup cluster-test lock-cluster bench-cluster bench-backfill
 
 setup: $(STAMP)
 
@@ -48,6 +48,12 @@ bench: $(STAMP)
 # 1,000,000 offers in force: load + publish time and peak RSS (benchmarks/offers.py, ~3 min)
 bench-offers: $(STAMP)
 	$(BIN)/python -m benchmarks.offers
+
+# `gpucost backfill` over synthetic git histories of 1,000 and 10,000 commits of a SkyPilot
+# vms.csv: commits per second and peak RSS (benchmarks/backfill.py, ~10-15 min on 2 cores)
+COMMITS ?= 1000,10000
+bench-backfill: $(STAMP)
+	$(BIN)/python -m benchmarks.backfill --commits $(COMMITS)
 
 # Cluster mode vs the embedded path on this machine: a 12-source refresh through the pools, one
 # month of a 24-month history from Iceberg/S3 vs local (benchmarks/cluster.py, ~10-15 min)
