@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_parser(sub)
     dictionary.add_parser(sub)
     add_estimate_parser(sub)
+    from gpucost.flows.cli import alerts
+
+    alerts.add_parser(sub)
     for command in sub.choices.values():  # every --help states the exit codes
         command.epilog = EXIT_CODES
         command.formatter_class = argparse.RawDescriptionHelpFormatter
