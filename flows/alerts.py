@@ -112,7 +112,12 @@ def remember_url_secrets(url: str) -> None:
         parts = urlsplit(url)
     except ValueError:
         return
-    for piece in ([parts.netloc, parts.password or "", parts.path.strip("/")]
+    # an address (json://host:port/) is no secret: its credentials, path and query values
+    # are; for a service whose host is a token (slack://T/B/C) the host is one too
+    address = parts.scheme.lower() in _ADDRESS_SCHEMES
+    userinfo = parts.netloc.rpartition("@")[0]
+    for piece in ([userinfo, parts.password or "", parts.path.strip("/")]
+                  + ([] if address else [parts.netloc])
                   + parts.path.split("/") + [v for _, v in parse_qsl(parts.query)]):
         if piece:
             remember_secret(piece)

@@ -34,6 +34,17 @@ FEED_ITEMS = 200  # the newest changes listed; a reader that polls daily misses 
 FEED_SQL = """
 with
 
+-- the newest FEED_ITEMS items lie within the FEED_ITEMS newest days with a change: only
+-- those days are grouped (the mart grows with the whole history)
+recent_days as (
+
+    select distinct changed_on
+    from price_changes
+    order by changed_on desc
+    limit $limit
+
+),
+
 changes as (
 
     select
@@ -55,6 +66,7 @@ changes as (
              order by coalesce(nullif(changes.region, ''), '-')) as regions,
         max(changes.observed_at) as observed_at
     from price_changes as changes
+    where changes.changed_on >= (select min(recent_days.changed_on) from recent_days)
     group by all
 
 ),
