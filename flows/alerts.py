@@ -53,11 +53,26 @@ RENTABLE_KINDS = ("instance", "gpu_with_host", "shape_per_gpu")
 # schemes whose host and path are an address, not a token: shown with the host kept
 _ADDRESS_SCHEMES = {"json", "jsons", "xml", "xmls", "form", "forms", "http", "https",
                     "mailto", "mailtos"}
-DELIVERY_TIMEOUT_S = 10.0
+# --notify env:NAME: the URL is read from the environment variable NAME at each delivery
+# (the secret then stays out of alerts.json, the shell history and the process list)
+ENV_REF = re.compile(r"^env:[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class AlertError(Exception):
     """A rule cannot be added or removed as asked (bad name, unknown GPU, bad URL...)."""
+
+
+def notify_url(notify: str) -> str:
+    """The URL a rule's --notify names: itself, or for `env:NAME` the variable's value
+    (AlertError when it is not set)."""
+    notify = str(notify).strip()
+    if not ENV_REF.match(notify):
+        return notify
+    value = os.environ.get(notify[4:], "").strip()
+    if not value:
+        raise AlertError(f"--notify {notify}: the environment variable {notify[4:]} is not "
+                         "set")
+    return value
 
 
 class AlertStateError(Exception):
@@ -71,7 +86,10 @@ def redact_url(url: str) -> str:
 
     json://user:pass@host:8080/path?token=x -> json://***@host:8080/***?token=***; a scheme
     whose host or path carries the token (slack://T/B/C, discord://id/token, tgram://...)
-    shows only its scheme: slack://***. Whatever cannot be parsed is ***."""
+    shows only its scheme: slack://***. `env:NAME` (the URL read from an environment
+    variable) is shown as it is. Whatever cannot be parsed is ***."""
+    if ENV_REF.match(str(url).strip()):
+        return str(url).strip()
     try:
         parts = urlsplit(str(url).strip())
         scheme = parts.scheme.lower()
@@ -323,8 +341,9 @@ def add_rule(data_dir: Path, *, name: str, gpu: str, below: float, notify: str,
                          f"{below!r}")
     if pricing_model not in PRICING_MODELS:
         raise AlertError(f"--pricing-model must be one of {', '.join(PRICING_MODELS)}")
-    remember_url_secrets(notify)
-    validate_notify(notify)
+    url = notify_url(notify)
+    remember_url_secrets(url)
+    validate_notify(url)
     con = connect_readonly(data_dir)
     try:
         accelerator_id, accelerator_name, count = resolve_gpu(con, gpu)
@@ -443,9 +462,11 @@ def _apprise_quiet() -> Iterator[_Collect]:
         logger.setLevel(saved[1])
 
 
-def deliver(url: str, title: str, body: str) -> Delivery:
-    """Send one notification through apprise; never raises."""
+def deliver(notify: str, title: str, body: str) -> Delivery:
+    """Send one notification through apprise to a rule's --notify; never raises."""
+    url = notify
     try:
+        url = notify_url(notify)
         apprise = _apprise()
         remember_url_secrets(url)
         with _apprise_quiet() as heard:

@@ -135,7 +135,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add.add_argument("--notify", required=True, metavar="URL",
                      help="an apprise URL: json://host:port/path, slack://..., "
                           "mailto://user:pass@gmail.com, ... (stored in the data directory's "
-                          "alerts.json, mode 0600; shown redacted)")
+                          "alerts.json, mode 0600; shown redacted); or env:NAME, the URL "
+                          "read from the environment variable NAME at each delivery (the "
+                          "secret stays out of the file and the shell history)")
     add.set_defaults(func=cmd_add)
     ls = actions.add_parser("list", help="the rules, their state, notify URLs redacted")
     add_format_option(ls)

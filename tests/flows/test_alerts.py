@@ -175,13 +175,19 @@ def test_an_ingest_that_crosses_notifies_once(april: Path, shared_data: Path, re
     assert listed["h200"]["last_price_per_gpu_hour"] == pytest.approx(3.99)
 
 
-def test_back_above_then_below_again_notifies_again(april: Path, shared_data: Path,
-                                                    receiver) -> None:
-    """Once per crossing: below (notified), back above (reset), below again (notified)."""
+def test_back_above_then_below_again_notifies_again(
+        april: Path, shared_data: Path, receiver, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once per crossing: below (notified), back above (reset), below again (notified). The
+    URL comes from the environment (--notify env:NAME): alerts.json never holds it."""
     got, base = receiver
-    alerts.add_rule(april, name="h100", gpu="H100 PCIe:8", below=3.0, notify=f"{base}/x")
+    url = base.replace("json://", "json://alice:s3cr3tpass@") + "/x"
+    monkeypatch.setenv("GPUCOST_TEST_ALERT_URL", url)
+    alerts.add_rule(april, name="h100", gpu="H100 PCIe:8", below=3.0,
+                    notify="env:GPUCOST_TEST_ALERT_URL")
+    assert alerts.redact_url("env:GPUCOST_TEST_ALERT_URL") == "env:GPUCOST_TEST_ALERT_URL"
     _ingest_may(shared_data, april)
     assert len(got.posts) == 1
+    assert "s3cr3tpass" not in (april / "alerts.json").read_text()
     rules = alerts.read_rules(april)
     rules[0]["below"] = 2.5  # 2.69 >= 2.5: the next evaluation sees it back above
     alerts.write_rules(april, rules)
@@ -248,6 +254,9 @@ def test_cli_usage_errors(april: Path, capsys) -> None:
                  "--notify", "json://127.0.0.1:9/"]) == EXIT_OK
     assert main(["alerts", "add", "ok", "--gpu", "H100 PCIe", "--below", "3",
                  "--notify", "json://127.0.0.1:9/"]) == EXIT_USAGE  # exists
+    assert main(["alerts", "add", "env", "--gpu", "H100 PCIe", "--below", "3",
+                 "--notify", "env:GPUCOST_NO_SUCH_VARIABLE"]) == EXIT_USAGE
+    assert "GPUCOST_NO_SUCH_VARIABLE is not set" in capsys.readouterr().err
     assert main(["alerts", "remove", "nope"]) == EXIT_USAGE
     assert main(["alerts", "remove", "ok"]) == EXIT_OK
     capsys.readouterr()
