@@ -88,7 +88,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     write_table(["name", "gpu", "accelerator", "GPUs", "pricing", "below USD/GPU-h", "notify",
                  "state", "last USD/GPU-h", "notified"],
                 [[row[0], row[1], row[2], row[3] or "any", row[4], f"{row[5]:g}", row[6],
-                  row[7], "-" if row[8] is None else f"{row[8]:.4g}", row[10] or "-"]
+                  row[7], "-" if row[8] is None else f"{row[8]:.4g}",
+                  (row[10] or "-")[:16].replace("T", " ")]
                  for row in rows])
     return EXIT_OK
 
