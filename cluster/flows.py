@@ -300,6 +300,7 @@ class ClusterPublish:
     seconds: float = 0.0
     history_mode: str = ""
     snapshot_error: str | None = None
+    alerts: list[str] = field(default_factory=list)  # PublishResult.alerts (flows/alerts.py)
 
 
 def publish_cluster(data_dir: Path | None = None, settings: ClusterSettings | None = None,
@@ -318,7 +319,7 @@ def publish_cluster(data_dir: Path | None = None, settings: ClusterSettings | No
         markers = apply_markers(data_dir, settings)
         result = steps.build_and_publish(data_dir, allow_shrink=allow_shrink)
     out = ClusterPublish(markers, True, mart_rows=result.mart_rows,
-                         history_mode=result.history_mode)
+                         history_mode=result.history_mode, alerts=result.alerts)
     record = publish_snapshot(data_dir, settings)
     out.snapshot_key = getattr(record, "key", None) or (
         record.get("key") if isinstance(record, dict) else None)

@@ -206,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"published {len(published.mart_rows)} tables; {files} files of {len(results)} "
           f"sources in {time.perf_counter() - t0:.1f} s; {traps} refused as documented traps, "
           f"{len(unexpected)} refused otherwise")
+    for line in getattr(published, "alerts", None) or []:  # price alerts (flows/alerts.py)
+        print(one_line(line))
     return EXIT_SOURCE_FAILED if unexpected else EXIT_OK
 
 

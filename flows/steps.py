@@ -263,6 +263,9 @@ class PublishResult:
     export_error: str | None = None  # the publish stands; the exports stay at the previous one
     # how the history models were built: "incremental", or "full: <why>" (models/incremental.py)
     history_mode: str = ""
+    # what the price alerts did after the swap (flows/alerts.py): one line per notification
+    # sent or failed, secrets redacted; a failure here never fails the publish
+    alerts: list[str] = field(default_factory=list)
 
 
 def stage_exports(con: duckdb.DuckDBPyConnection, data_dir: Path,
@@ -341,6 +344,9 @@ def build_and_publish(data_dir: Path, allow_shrink: bool = False,
             result.exports = [p.name for p in staged.commit()]
         except Exception as exc:
             result.export_error = f"{type(exc).__name__}: {exc}"
+    from gpucost.flows.alerts import evaluate_after_publish
+
+    result.alerts = evaluate_after_publish(data_dir)  # every publish path comes through here
     result.seconds = time.perf_counter() - start
     return result
 
@@ -411,6 +417,7 @@ def run_refresh(
             summary.export_error = result.export_error
             summary.publish_seconds = result.seconds
             summary.history_mode = result.history_mode
+            summary.alerts = result.alerts
         except Exception as exc:  # a failed check or model: the old warehouse stays published
             summary.publish_error = f"{type(exc).__name__}: {exc}"
     attach_health(summary, data_dir)

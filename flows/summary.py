@@ -72,6 +72,7 @@ class RunSummary:
     seconds: float = 0.0
     publish_seconds: float = 0.0
     history_mode: str = ""  # how the price history was built (PublishResult.history_mode)
+    alerts: list[str] = field(default_factory=list)  # PublishResult.alerts (flows/alerts.py)
     flow_run: str | None = None  # the Prefect flow run's name (None without Prefect)
     prefect_api: str | None = None  # the Prefect API the CLI ran it on (flows/prefect_server)
 

@@ -214,6 +214,10 @@ def stage_exports(
                 tmp = staged.stage(f"{table}.{fmt}")
                 _copy(con, table, fmt, "", tmp)
                 files.setdefault(table, {})[fmt] = f"{table}.{fmt}"
+        if "price_changes" in tables:  # the change feed (JSON Feed 1.1): warehouse/feed.py
+            from gpucost.warehouse.feed import stage_feed
+
+            stage_feed(con, staged.stage)
         tmp = staged.stage(SCHEMA_NAME)
         tmp.write_text(json.dumps(schema(files), indent=1, default=str) + "\n",
                        encoding="utf-8")

@@ -52,8 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_parser(sub)
     dictionary.add_parser(sub)
     add_estimate_parser(sub)
+    from gpucost.flows.cli import alerts
     from gpucost.flows.cli.backfill import add_parser as add_backfill_parser
+
     add_backfill_parser(sub)
+    alerts.add_parser(sub)
     for command in sub.choices.values():  # every --help states the exit codes
         command.epilog = EXIT_CODES
         command.formatter_class = argparse.RawDescriptionHelpFormatter

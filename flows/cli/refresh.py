@@ -92,6 +92,8 @@ def _print_summary(summary, out=None, verbose: bool = False) -> None:  # type: i
     else:
         print(f"NOT published (the previous warehouse stays): "
               f"{one_line(summary.publish_error)}", file=out)
+    for line in getattr(summary, "alerts", None) or []:  # price alerts (flows/alerts.py)
+        print(one_line(line), file=out)
     if getattr(summary, "export_error", None):
         print(f"warning: exports not rewritten (they stay at the previous publish): "
               f"{one_line(summary.export_error)}", file=out)
@@ -230,6 +232,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                               published.history_mode))
         if args.verbose:
             print("  " + ", ".join(f"{k}={v}" for k, v in sorted(published.mart_rows.items())))
+        for line in published.alerts:  # price alerts (flows/alerts.py)
+            print(one_line(line))
     elif args.no_publish:
         print("loaded into the raw layer; not published (--no-publish): the next "
               "`gpucost ingest` or `gpucost refresh` publishes it")
