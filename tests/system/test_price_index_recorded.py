@@ -5,10 +5,14 @@ and its export."""
 from __future__ import annotations
 
 import csv
-from datetime import date
+import re
+from datetime import UTC, date, datetime
 
 import duckdb
 import pytest
+
+from gpucost.flows.cli.report.page import render
+from gpucost.flows.cli.report.panels import collect
 
 H100 = "nvidia-h100-sxm5-80gb"
 COLUMNS = ("index_price_per_gpu_hour", "p25_price_per_gpu_hour", "p75_price_per_gpu_hour",
@@ -80,3 +84,19 @@ def test_the_index_is_exported_by_month(loaded) -> None:
         "select count(*), min(day), max(day) from price_index").fetchall()
     assert (n, first, last) == (total, first_day, last_day)
     assert last_day <= date(2026, 12, 31)
+
+
+def test_the_report_draws_the_index_beside_the_sellers(loaded) -> None:
+    """The price history chart (H100 SXM, the accelerator with the most dated history) draws
+    the on-demand index over offers of any size: on 2026-10-01, its last day, runpod 3.49 (a
+    1-GPU machine), coreweave 6.155, oracle 10.00, gcp 11.0613 are observed: median
+    (6.155 + 10.00) / 2 = 8.0775, drawn with its interquartile range as a band."""
+    html = render(collect(loaded[0], datetime.now(UTC)))  # the fixture's open connection
+    history = html[html.index('<section id="history">'):]
+    history = history[:history.index("</section>")]
+    assert "NVIDIA H100 SXM5 80GB" in history
+    assert re.search(r'<path class="series"', history)  # the sellers' own lines
+    titles = re.findall(r'<path class="index"[^>]*><title>([^<]+)</title>', history)
+    assert titles and titles[-1].endswith("$8.078/GPU-hour on 2026-10-01 (4 sellers)")
+    assert '<path class="band"' in history and "price index (median)" in history
+    assert "docs/price-index.md" in history
