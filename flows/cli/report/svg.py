@@ -269,8 +269,9 @@ def bars(chart: str, label: str, rows: list[tuple[str, float, str, str]], unit: 
 def history_chart(panel: Panel) -> str:
     """One step line per seller from the price_history mart (a price holds until the next
     observation; a dot where it changes; a dashed tail carries the last price forward to the
-    newest day of the chart), and under them the daily price index (panel.index, from
-    price_index: a black step line, its interquartile range a grey band) where published."""
+    newest day of the chart), and the daily price index (panel.index, from price_index: a
+    black step line over them, its interquartile range a grey band under them) where
+    published."""
     series: dict[str, list[tuple[date, float]]] = {}
     for name, day, price in panel.rows:
         series.setdefault(str(name), []).append((day, float(price)))
