@@ -32,7 +32,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -113,6 +113,15 @@ SPECS: dict[str, Spec] = {
         drop="price_history.day >= {min_group_day} and g.day = price_history.day "
              "and g.provider = price_history.provider "
              "and g.pricing_model = price_history.pricing_model"),
+    # the daily index (docs/price-index.md): its rows from {index_from_day} on (the first day a
+    # load touched, or the day after the previous build's last: the carried prices reach it),
+    # from the observations of the carry window before that day on
+    "price_index": Spec(
+        input="int_price_daily_mapped",
+        scope="select * from int_price_daily_mapped where day >= {index_from_day} - ("
+              "select cast(value as integer) from stg_curated__assumptions "
+              "where assumption_key = 'price_index_carry_days')",
+        drop="price_index.day >= {index_from_day}", emit="r.day >= {index_from_day}"),
 }
 
 
@@ -220,7 +229,7 @@ class Incremental:
         """{history mart: the earliest date whose rows this build may have changed}, None when
         it was built in full (exports rewrite the months from there: warehouse/exports.py)."""
         return {name: (self._since.get(name) if self.modes.get(name) == "incremental" else None)
-                for name in ("price_changes", "price_history")}
+                for name in ("price_changes", "price_history", "price_index")}
 
     @property
     def summary(self) -> str:
@@ -346,11 +355,15 @@ class Incremental:
             "select min(from_day) filter (where not backfill), bool_or(backfill), min(from_day) "
             "from hist_offers").fetchall()
         (min_group_day,), = con.execute("select min(day) from hist_groups").fetchall()
+        (index_last,), = con.execute("select max(day) from main.price_index").fetchall()
+        index_from = min(d for d in (min_group_day, index_last and index_last + timedelta(1),
+                                     date.max) if d is not None)
         self._since = {"price_changes": min_any or date.max,
-                       "price_history": min_group_day or date.max}
+                       "price_history": min_group_day or date.max,
+                       "price_index": index_from}
         self._params.update(
             min_from_day=_date(min_from), min_any_from_day=_date(min_any),
-            min_group_day=_date(min_group_day),
+            min_group_day=_date(min_group_day), index_from_day=_date(index_from),
             backfill=_OFFER_BACKFILL if any_backfill else "")
         self._mapped = ""
         return ""

@@ -43,7 +43,9 @@ _TMP_PREFIX = ".tmp-"
 # history marts exported by month: table -> (its date column, days in its `latest` file: the
 # report's 180-day chart for price_history, a week of changes for price_changes: its size
 # follows how often prices change, and the month files hold the rest)
-PARTITIONED = {"price_history": ("day", 180), "price_changes": ("changed_on", 7)}
+PARTITIONED = {"price_history": ("day", 180), "price_changes": ("changed_on", 7),
+               # and the daily index (docs/price-index.md), its last 180 days in latest
+               "price_index": ("day", 180)}
 MONTHS_DIRNAME = "months"
 LATEST_NAME = "latest"
 FORMATS = {

@@ -24,7 +24,8 @@ from gpucost.warehouse.publish import serving_path
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SKY = FIXTURES / "skypilot"
-MARTS = ["price_history", "price_changes", "gpu_name_coverage", "unmapped_gpu_names"]
+MARTS = ["price_history", "price_changes", "gpu_name_coverage", "unmapped_gpu_names",
+         "price_index"]
 INTERMEDIATE = [n for n, s in SPECS.items() if s.schema == "intermediate"] + [
     "int_gpu_name_map", "fetches"]
 

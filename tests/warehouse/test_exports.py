@@ -44,7 +44,7 @@ def test_every_mart_exported_with_documented_columns(service_warehouse):
         parquet_files = sorted(out.glob(entry["files"]["parquet"]))
         csv_files = sorted(out.glob(entry["files"]["csv"]))
         if "latest" in entry["files"]:
-            assert mart in ("price_history", "price_changes")
+            assert mart in ("price_history", "price_changes", "price_index")
             latest = entry["files"]["latest"]
             parquet_files.append(out / latest["parquet"])
             csv_files.append(out / latest["csv"])

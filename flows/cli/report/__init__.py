@@ -19,7 +19,9 @@ there):
   bandwidth_per_dollar, same basis);
 - price-history: for the accelerator with the most dated history, one step line per seller
   (gpu_offers.seller of the provider's own listings): its cheapest first-hand on-demand USD
-  per GPU-hour per day (price_history, which holds dated observations only);
+  per GPU-hour per day (price_history, which holds dated observations only), with the daily
+  on-demand price index over offers of any size (price_index, docs/price-index.md) as a black
+  line and its interquartile range as a grey band, on the days it is published;
 - training-cost: the training_cost mart's scenarios across accelerators;
 - measured-inference: MLPerf results priced at the on-demand basis (inference_measured,
   price_basis on_demand_min; else the owned cost, else the analyst's rental survey, marked);

@@ -59,6 +59,8 @@ class Panel:
     note: str = ""  # shown under the chart
     missing: str = ""  # when set, a 'not available' panel with this reason
     basis: str = ""  # the caption naming the price basis the chart uses
+    # the history chart's daily index (price_index): (day, index, p25, p75, n_sellers) rows
+    index: list[Any] = field(default_factory=list)
 
 
 @dataclass
@@ -266,15 +268,37 @@ def history_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:
         "where h.accelerator_id = ? order by 1, 2", [start, acc, acc]).fetchall()
     if not rows:
         return Panel(missing="no history yet")
+    index = index_rows(con, have, acc, start)
     first, newest = min(r[1] for r in rows), max(r[1] for r in rows)
-    return Panel(rows=rows, basis=HISTORY_BASIS, note=(
+    index_note = (
+        f"; the black line is the daily price index (price_index: the median of the sellers' "
+        f"prices in force, any instance size, published on {len(index)} days of the window), "
+        "the grey band its interquartile range (docs/price-index.md)") if index else (
+        "; no daily price index is published for it in the window (fewer sellers than the "
+        "minimum, docs/price-index.md)" if "price_index" in have else "")
+    return Panel(rows=rows, basis=HISTORY_BASIS, index=index, note=(
         f"{name}: each seller's cheapest dated first-hand on-demand USD per GPU-hour per day, "
         f"{first} to {newest} (price_history, at most the {HISTORY_DAYS} days to its newest "
         f"day {last}; up to {HISTORY_SERIES} "
         "sellers, those whose price changed first, then the cheapest; a seller counted once "
         "however many providers list it, aggregators' resales left out; a dot marks a new "
         "price; a dashed tail: a seller's last observed price carried forward to the newest "
-        "day of the chart; undated prices and crosscheck tables are not drawn)"))
+        f"day of the chart; undated prices and crosscheck tables are not drawn){index_note}"))
+
+
+def index_rows(con: duckdb.DuckDBPyConnection, have: set[str], accelerator_id: str,
+               start: Any) -> list[Any]:
+    """The published days of the on-demand daily price index of `accelerator_id` over offers
+    of any size (price_index, min_gpus_per_instance 1) after `start`: (day, index, p25, p75,
+    n_sellers), oldest first; [] when the warehouse has no price_index."""
+    if "price_index" not in have:
+        return []
+    return con.execute(
+        "select cast(day as date), index_price_per_gpu_hour, p25_price_per_gpu_hour, "
+        "p75_price_per_gpu_hour, n_sellers from price_index "
+        "where accelerator_id = ? and pricing_model = 'on_demand' "
+        "and min_gpus_per_instance = 1 and is_published and day > ? order by day",
+        [accelerator_id, start]).fetchall()
 
 
 def training_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:

@@ -97,13 +97,23 @@ class Svg:
                           f'stroke="{stroke}" stroke-width="{width}"/>')
 
     def path(self, points: list[tuple[float, float]], stroke: str, title: str = "",
-             cls: str = "series", dash: bool = False) -> None:
+             cls: str = "series", dash: bool = False, width: float = 2) -> None:
         d = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y:.1f}" for i, (x, y) in
                      enumerate(points))
         t = f"<title>{esc(title)}</title>" if title else ""
         dashes = ' stroke-dasharray="4 3" stroke-opacity="0.7"' if dash else ""
         self.parts.append(f'<path class="{cls}" d="{d}" fill="none" stroke="{stroke}" '
-                          f'stroke-width="2"{dashes}>{t}</path>')
+                          f'stroke-width="{width:g}"{dashes}>{t}</path>')
+
+    def band(self, upper: list[tuple[float, float]], lower: list[tuple[float, float]],
+             fill: str, title: str = "", cls: str = "band") -> None:
+        """A filled area between two lines drawn left to right (`lower` also left to right)."""
+        pts = upper + lower[::-1]
+        d = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y:.1f}" for i, (x, y) in
+                     enumerate(pts)) + " Z"
+        t = f"<title>{esc(title)}</title>" if title else ""
+        self.parts.append(f'<path class="{cls}" d="{d}" fill="{fill}" fill-opacity="0.5" '
+                          f'stroke="none">{t}</path>')
 
     def circle(self, x: float, y: float, r: float, fill: str, title: str = "") -> None:
         t = f"<title>{esc(title)}</title>" if title else ""
@@ -259,13 +269,17 @@ def bars(chart: str, label: str, rows: list[tuple[str, float, str, str]], unit: 
 def history_chart(panel: Panel) -> str:
     """One step line per seller from the price_history mart (a price holds until the next
     observation; a dot where it changes; a dashed tail carries the last price forward to the
-    newest day of the chart)."""
+    newest day of the chart), and the daily price index (panel.index, from price_index: a
+    black step line over them, its interquartile range a grey band under them) where
+    published."""
     series: dict[str, list[tuple[date, float]]] = {}
     for name, day, price in panel.rows:
         series.setdefault(str(name), []).append((day, float(price)))
-    days = sorted({d for pts in series.values() for d, _ in pts})
-    prices = [p for pts in series.values() for _, p in pts]
-    legend_w = max(text_width(n) for n in series)
+    index = [(d, float(v), float(lo), float(hi), n) for d, v, lo, hi, n in panel.index]
+    days = sorted({d for pts in series.values() for d, _ in pts} | {r[0] for r in index})
+    prices = [p for pts in series.values() for _, p in pts] + [r[3] for r in index]
+    legend = [*series, *(["price index (median)", "interquartile range"] if index else [])]
+    legend_w = max(text_width(n) for n in legend)
     width, height, left, top, bottom = 1000, 320, 60, 14, 40
     right = max(120, math.ceil(legend_w) + 48)
     svg = Svg(width, height, "price-history",
@@ -292,6 +306,30 @@ def history_chart(panel: Panel) -> str:
     for d in ticks:
         svg.line(sx(d), y0, sx(d), y0 + 4, "#999")
         svg.text(sx(d), y0 + 18, d.isoformat(), "middle", 10, "#666")
+    # the index under the sellers' lines: one run of consecutive published days at a time
+    runs: list[list[tuple]] = []
+    index_lines: list[tuple[list, str]] = []  # drawn over the sellers' lines
+    for row in index:
+        if runs and row[0].toordinal() - runs[-1][-1][0].toordinal() == 1:
+            runs[-1].append(row)
+        else:
+            runs.append([row])
+    for run in runs:
+        # a day's value holds over the day: steps from the day to the next
+        edges = [(sx(d), sx(date.fromordinal(min(d.toordinal() + 1, d1)))) for d, *_ in run]
+
+        def steps(col: int, run: list[tuple] = run, edges: list = edges) -> list:
+            return [pt for (xa, xb), r in zip(edges, run, strict=True)
+                    for pt in ((xa, sy(r[col])), (max(xb, xa + 1), sy(r[col])))]
+
+        first, last = run[0], run[-1]
+        svg.band(steps(3), steps(2), "#bbbbbb",
+                 f"interquartile range of the sellers' prices, {first[0].isoformat()} to "
+                 f"{last[0].isoformat()}: ${last[2]:.3f} to ${last[3]:.3f} on the last day")
+        index_lines.append((steps(1),
+                            f"price index {first[0].isoformat()} to {last[0].isoformat()}: "
+                            f"${last[1]:.3f}/GPU-hour on {last[0].isoformat()} "
+                            f"({last[4]} sellers)"))
     for k, (name, pts) in enumerate(sorted(series.items())):
         colour = PALETTE[k % len(PALETTE)]
         pts.sort()
@@ -314,6 +352,15 @@ def history_chart(panel: Panel) -> str:
         ly = top + 10 + k * 18
         svg.rect(x1 + 16, ly - 9, 12, 12, colour)
         svg.text(x1 + 32, ly + 1, name, "start", 11)
+    for points, title in index_lines:
+        svg.path(points, "#111111", title, "index", width=3)
+    if index:
+        for k, (name, colour) in enumerate((("price index (median)", "#111111"),
+                                            ("interquartile range", "#bbbbbb")),
+                                           start=len(series)):
+            ly = top + 10 + k * 18
+            svg.rect(x1 + 16, ly - 9, 12, 12, colour)
+            svg.text(x1 + 32, ly + 1, name, "start", 11)
     return svg.render()
 
 
