@@ -43,6 +43,9 @@
 --     before goodput
 --   gpu_hours [GPU-hours]: GPU-hours paid for: compute_gpu_hours / goodput
 --   n_gpus [GPUs]: cluster size the scenario gives; null when it gives none
+--   cluster_from: where n_gpus comes from: 'given' (the scenario's n_gpus), 'deadline' (the
+--     fewest GPUs that finish within deadline_days, a `gpucost estimate --days` call only);
+--     null without a cluster
 --   wall_clock_days [days]: gpu_hours / n_gpus / 24; null without n_gpus
 --   feasible: the platform can train the model on n_gpus: its memory holds the training state
 --     (training_state_bytes_per_param x params_total) and one micro-batch of activations over
