@@ -6,7 +6,8 @@
 -- compute_gpu_hours = gpu_hours_for_flops(FLOPs, peak, mfu); gpu_hours (what is paid for) =
 -- compute_gpu_hours / goodput; wall_clock_days = gpu_hours / n_gpus / 24. Without n_gpus,
 -- deadline_days sizes the cluster per accelerator: the fewest GPUs (whole nodes beyond one, at
--- least one model replica) that finish within that many days (cluster_from 'deadline').
+-- least one model replica) that finish within that many days (cluster_from 'deadline'); a
+-- platform that pipelines without scale-up fabric is capped where its bubble would grow (below).
 -- cost_usd = gpu_hours x price_per_gpu_hour for every basis in price_bases (cheapest and median
 -- on-demand, spot, community, committed, owned) plus 'given' when price_per_gpu_hour is passed.
 -- A rental basis is taken at the size of the job (price_bases_by_size): gpus_per_node, the GPUs
@@ -264,7 +265,14 @@ billed as (
 
     -- the cluster: n_gpus as given; else, with deadline_days, the fewest GPUs that finish
     -- within it (at least the GPUs that can hold one replica, full recompute): rounded up to
-    -- 1, 2, 4 or 8 within a node, to whole nodes (node_gpus, else 8) beyond
+    -- 1, 2, 4 or 8 within a node, to whole nodes (node_gpus, else 8) beyond. A platform whose
+    -- plan pipelines without scale-up fabric pays the bubble applied below, which grows with
+    -- data parallelism at the fixed global batch: with c = global_batch_tokens / (seq x
+    -- micro-batch) sequences per step, g GPUs and p stages per replica, the run takes
+    -- hours / 24 x (1 / n + (p - 1) / (c x g)) days on n GPUs, so n = 1 / (24 x days / hours
+    -- - (p - 1) / (c x g)); it is capped where a step still holds p micro-batches per replica
+    -- (n <= floor(c / p) x g: past it more GPUs buy little), and a deadline it cannot meet
+    -- there takes the cap (wall_clock_days then exceeds deadline_days)
     select
         computed.* replace (
             coalesce(
@@ -272,7 +280,8 @@ billed as (
                 case when computed.arg_deadline_days > 0 then
                     case
                         when deadline.gpus <= coalesce(computed.node_gpus, 8)
-                            then least(instance_gpus(deadline.gpus), coalesce(computed.node_gpus, 8))
+                            then least(instance_gpus(deadline.gpus),
+                                coalesce(computed.node_gpus, 8))
                         else ceil(deadline.gpus / coalesce(computed.node_gpus, 8))
                             * coalesce(computed.node_gpus, 8)
                     end
@@ -292,11 +301,39 @@ billed as (
             computed.has_scale_up_fabric, computed.form_factor
         ) as replica,
         lateral (
-            select greatest(
-                ceil(computed.run_compute_gpu_hours / computed.arg_goodput
-                    / (24 * computed.arg_deadline_days)),
-                coalesce(replica.run_min_gpus, 1)
-            ) as gpus
+            select
+                computed.run_compute_gpu_hours / computed.arg_goodput as hours,
+                replica.global_batch_tokens / (replica.shape_seq_len * replica.shape_micro_batch)
+                    as sequences,
+                replica.run_group / replica.run_tp as stages,
+                replica.run_group as group_gpus,
+                computed.arg_mfu is null
+                    and not coalesce(computed.has_scale_up_fabric, false)
+                    and replica.run_infeasible_reason is null
+                    and replica.run_group / replica.run_tp > 1
+                    and replica.global_batch_tokens > 0 as bubbled
+        ) as shape,
+        lateral (
+            select case
+                when shape.bubbled then least(
+                    floor(shape.sequences / shape.stages) * shape.group_gpus,
+                    case
+                        when 24 * computed.arg_deadline_days / shape.hours
+                            - (shape.stages - 1) / (shape.sequences * shape.group_gpus) > 0
+                            then greatest(
+                                ceil(1 / (24 * computed.arg_deadline_days / shape.hours
+                                    - (shape.stages - 1)
+                                        / (shape.sequences * shape.group_gpus))),
+                                shape.group_gpus
+                            )
+                        else floor(shape.sequences / shape.stages) * shape.group_gpus
+                    end
+                )
+                else greatest(
+                    ceil(shape.hours / (24 * computed.arg_deadline_days)),
+                    coalesce(replica.run_min_gpus, 1)
+                )
+            end as gpus
         ) as deadline
 
 ),

@@ -51,8 +51,6 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
         values["n_gpus"] = values["n_gpus"] or DEFAULT_GPUS
     values["accelerator"] = accelerator["accelerator_id"] if accelerator else None
     found = _training_rows(con, values, accelerator)
-    if deadline is not None:
-        found = _within_deadline(con, values, found, deadline)
     if not found and accelerator:
         raise EstimateError(f"{accelerator['accelerator_id']} has no dense "
                             f"{args.precision or 'bf16'} peak in the catalog")
@@ -90,50 +88,6 @@ def training_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     result["assumptions"] = assumptions(con, keys_read(found))
     result["mfu_model"] = mfu_model(con, found)
     return result
-
-
-def _within_deadline(con: Any, values: dict[str, Any], found: list[dict[str, Any]],
-                     deadline: float) -> list[dict[str, Any]]:
-    """The macro sizes each cluster from the hours before a PCIe platform's pipeline bubble.
-    That bubble grows with data parallelism at a fixed global batch (global_batch_tokens): one
-    step holds global_batch / (seq x micro-batch x DP) micro-batches, and past DP at which they
-    are fewer than the pipeline stages more GPUs lengthen the run. So a pipelined platform's
-    cluster is capped there (micro-batches >= stages, the bubble at most half the step) and,
-    below the cap, scaled up by its overrun until it finishes in time; a platform that cannot
-    finish within the deadline keeps its estimate at the cap, marked over the deadline."""
-    batch = rows(con, "select value from cost_assumptions "
-                      "where assumption_key = 'global_batch_tokens'")
-    batch_tokens = batch[0]["value"] if batch else None
-    by_acc: dict[str, list[dict[str, Any]]] = {}
-    for r in found:
-        by_acc.setdefault(r["accelerator_id"], []).append(r)
-    for acc, acc_rows in by_acc.items():
-        first = acc_rows[0]
-        if first["feasible"] is False or (first["pipeline_efficiency"] or 1) >= 1 \
-                or not batch_tokens:
-            continue
-        group = first["gpus_per_model_replica"] or 1
-        stages = first["pipeline_parallel"] or 1
-        most_dp = max(1, math.floor(batch_tokens / (first["activation_seq_len"]
-                                                    * first["activation_micro_batch"] * stages)))
-        cap = most_dp * group
-        want = first["n_gpus"]
-        for _ in range(4):
-            days = first["wall_clock_days"]
-            if days is not None and days <= deadline * (1 + 1e-9) and want <= cap:
-                break
-            want = min(cap, math.ceil(want * (days or 1) / deadline / group) * group)
-            tried = _training_rows(con, dict(values, n_gpus=want, deadline_days=None,
-                                             accelerator=acc), {"accelerator_id": acc})
-            if not tried:
-                break
-            for row in tried:
-                row["cluster_from"] = "deadline"
-            acc_rows, first = tried, tried[0]
-            if want >= cap:
-                break
-        by_acc[acc] = acc_rows
-    return [r for acc_rows in by_acc.values() for r in acc_rows]
 
 
 def _breakdown(con: Any, asked: list[str], first: dict[str, Any],
