@@ -90,13 +90,9 @@ scraped_listed as (
     select
         snapshots.*,
         listing_providers.listing_kind as provider_listing_kind,
-        case
-            when listing_providers.listing_kind = 'aggregator'
-                then nullif(
-                    regexp_extract(lower(snapshots.sku), listing_providers.sku_seller_regex, 1),
-                    ''
-                )
-        end as resold_from
+        resold_from(
+            listing_providers.listing_kind, snapshots.sku, listing_providers.sku_seller_regex
+        ) as resold_from
     from snapshots
     left join listing_providers using (provider)
 

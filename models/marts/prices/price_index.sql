@@ -126,13 +126,9 @@ observations as (
         cast(round(daily.gpu_count) as integer) as gpu_count,
         daily.price_per_gpu_hour,
         listing_providers.listing_kind as provider_listing_kind,
-        case
-            when listing_providers.listing_kind = 'aggregator'
-                then nullif(
-                    regexp_extract(lower(daily.sku), listing_providers.sku_seller_regex, 1),
-                    ''
-                )
-        end as resold_from
+        resold_from(
+            listing_providers.listing_kind, daily.sku, listing_providers.sku_seller_regex
+        ) as resold_from
     from daily
     left join listing_providers using (provider)
     anti join excluded_skus using (source, provider, sku)
