@@ -14,12 +14,21 @@ PRICING_MODELS = frozenset(
     {
         "on_demand",  # list price, pay as you go
         "spot",  # preemptible / spot / low-priority capacity
-        "reserved_1y",  # 1-year commitment, hourly equivalent
-        "reserved_3y",  # 3-year commitment, hourly equivalent
         "community",  # marketplace / community-hosted capacity (e.g. RunPod Community Cloud)
         "interruptible_bid",  # a bid floor on a marketplace (e.g. Vast min_bid)
+        "reserved_1m",  # 1-month commitment, hourly equivalent
+        "reserved_6m",  # 6-month commitment, hourly equivalent
+        "reserved_1y",  # 1-year commitment, hourly equivalent
+        "reserved_3y",  # 3-year commitment, hourly equivalent
+        "savings_plan_1y",  # 1-year spend commitment (savings plan), hourly equivalent
+        "savings_plan_3y",  # 3-year spend commitment (savings plan), hourly equivalent
+        "queued",  # capacity granted from a queue when free, no start promised (GCP DWS flex-start)
+        "capacity_block",  # dates booked ahead, paid up front (AWS Capacity Blocks, GCP calendar)
     }
 )
+
+# How a commitment is paid, where the payload states it (None: not stated).
+PAYMENTS = frozenset({"no_upfront", "partial_upfront", "all_upfront"})
 
 
 # What a price buys (DESIGN.md invariant 14): one meaning per value.
@@ -73,12 +82,19 @@ class PriceObservation:
     price_p10_per_hour: float | None = None
     price_p90_per_hour: float | None = None
     price_kind: str = "instance"  # what the price buys: one of PRICE_KINDS
+    # how a commitment is paid, where the payload states it: one of PAYMENTS, None = not stated
+    payment: str | None = None
+    # whether the offer can be launched now, where the payload states it (a stock flag):
+    # True / False; None = the payload does not say
+    available: bool | None = None
 
     def __post_init__(self) -> None:
         if self.pricing_model not in PRICING_MODELS:
             raise ValueError(f"unknown pricing_model {self.pricing_model!r}")
         if self.price_kind not in PRICE_KINDS:
             raise ValueError(f"unknown price_kind {self.price_kind!r}")
+        if self.payment is not None and self.payment not in PAYMENTS:
+            raise ValueError(f"unknown payment {self.payment!r}")
         if self.observed_at is not None and self.observed_at.tzinfo is None:
             raise ValueError("observed_at must be timezone-aware")
 

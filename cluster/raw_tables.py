@@ -28,6 +28,7 @@ from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.transforms import MonthTransform
 from pyiceberg.types import (
+    BooleanType,
     DoubleType,
     IntegerType,
     LongType,
@@ -93,6 +94,9 @@ PRICE_SCHEMA = _schema([
     # optional: a table created before the column existed gains it (SharedRaw.ensure_tables),
     # and its older rows read as null, i.e. 'instance' (stg_raw__price_observations)
     ("price_kind", StringType(), False),
+    # optional, added later like price_kind: older rows read as null (not stated)
+    ("payment", StringType(), False),
+    ("available", BooleanType(), False),
 ])
 if [f.name for f in PRICE_SCHEMA.fields] != PRICE_COLUMNS:
     raise ImportError("warehouse/raw_schema.py PRICE_COLUMNS changed: update PRICE_SCHEMA")

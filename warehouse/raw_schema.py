@@ -15,6 +15,7 @@ PRICE_COLUMNS = [
     "fetch_id", "source", "provider", "sku", "region", "pricing_model", "os", "currency",
     "price_per_hour", "gpu_name_raw", "gpu_count", "gpu_memory_gb", "vcpus", "ram_gb",
     "observed_at", "offer_count", "price_p10_per_hour", "price_p90_per_hour", "price_kind",
+    "payment", "available",
 ]
 REJECT_COLUMNS = ["fetch_id", "source", "reason", "detail", "raw_row", "observed_at"]
 SPEC_COLUMNS = [

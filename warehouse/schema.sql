@@ -72,6 +72,11 @@ alter table price_observations add column if not exists price_p90_per_hour doubl
 -- row loaded before the column existed), gpu_with_host, gpu_only, gpu_component,
 -- shape_per_gpu
 alter table price_observations add column if not exists price_kind varchar default 'instance';
+-- how a commitment is paid where the payload states it (catalog/records.py PAYMENTS:
+-- no_upfront, partial_upfront, all_upfront; null = not stated), and whether the offer can be
+-- launched now where the payload states it (a stock flag; null = not stated)
+alter table price_observations add column if not exists payment varchar;
+alter table price_observations add column if not exists available boolean;
 -- where fetches.observed_at came from: option (--observed-at), payload (a date the payload
 -- states: a Wayback capture, row dates), file_name (a date in the replayed file's name),
 -- fetch_time (a live fetch) or ingest_time (a replayed file that states no date: its

@@ -295,7 +295,7 @@ class RawStore:
                          p.currency, p.price_per_hour, p.gpu_name_raw, p.gpu_count,
                          p.gpu_memory_gb, p.vcpus, p.ram_gb, p.observed_at or observed_at,
                          p.offer_count, p.price_p10_per_hour, p.price_p90_per_hour,
-                         p.price_kind)
+                         p.price_kind, p.payment, p.available)
                         for p in prices[start:start + INSERT_CHUNK_ROWS]
                     ],
                     columns=PRICE_COLUMNS,

@@ -2,7 +2,9 @@
 -- as loaded by one fetch. price_per_hour is the whole row's price; zero or negative prices are
 -- unknown (null), never free. price_kind says what it buys (catalog/records.py PRICE_KINDS):
 -- 'instance' (a whole machine; every row loaded before the column existed), 'gpu_with_host',
--- 'gpu_only', 'gpu_component', 'shape_per_gpu'.
+-- 'gpu_only', 'gpu_component', 'shape_per_gpu'. payment: how a commitment is paid where stated
+-- (no_upfront, partial_upfront, all_upfront); available: the payload's stock flag (null: not
+-- stated).
 
 with
 
@@ -28,6 +30,10 @@ renamed as (
         upper(source.currency) as currency,
         case when source.price_per_hour > 0 then source.price_per_hour end as price_per_hour,
         coalesce(lower(source.price_kind), 'instance') as price_kind,
+        lower(source.payment) as payment,
+
+        ---------- stock: can it be launched now (null: the payload does not say)
+        source.available,
 
         ---------- hardware
         source.gpu_name_raw,
