@@ -13,6 +13,10 @@ for tests and local trials.
           the fetcher pool, then one run of the publish deployment (cluster/flows.py); the
           deployments are registered (again) first. Exit 0 when the publish completed, 1 when
           it did not; 3 when it did but a fetch run failed (or, with --strict, a source).
+          One refresh at a time per cluster: another one running is refused by name (exit 1),
+          or waited for with --wait SECONDS. A publish run no publisher worker starts within
+          GPUCOST_CLUSTER_PUBLISH_START_S (default 120 s) is cancelled: it never publishes
+          later, and the refresh says so (exit 1).
 """
 
 from __future__ import annotations
@@ -75,7 +79,7 @@ def cmd_down(args: argparse.Namespace) -> int:
     from gpucost.cluster import servers
 
     dir = _dir(args)
-    stopped = servers.down(dir)
+    stopped = servers.down(dir, say=_say)
     print(f"stopped {len(stopped)} servers in {safe(str(dir))}" + (
         f": {', '.join(stopped)}" if stopped else " (none was running)")
           + "; the data stays")
@@ -112,7 +116,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
                                  else config_path()).require(
             "prefect_api_url", "s3_endpoint", "writer_key", "writer_secret", "postgres_url")
         flows.deploy(settings)
-        run = flows.run_cluster_refresh(args.source, batches=args.batches, settings=settings)
+        run = flows.run_cluster_refresh(args.source, batches=args.batches, settings=settings,
+                                        wait_s=args.wait, say=_say)
     except Exception as exc:  # not configured, Prefect server gone...: one named line
         from gpucost.catalog.secrets import redact
 
@@ -129,7 +134,10 @@ def cmd_refresh(args: argparse.Namespace) -> int:
                f"({run.seconds:.1f} s in all)"))
     print(safe(run.verdict()))
     if not run.ok:
-        print("NOT published: the publish run did not complete (its logs are on the Prefect "
+        detail = run.publish_run.get("detail")
+        print(safe(f"NOT published: {one_line(detail)}") if detail and
+              run.publish_run.get("state") == "CANCELLED" else
+              "NOT published: the publish run did not complete (its logs are on the Prefect "
               f"server, {settings.prefect_api_url})")
         return EXIT_FAILED
     failed = any(r["state"] != "COMPLETED" for r in run.fetch_runs) or (
@@ -162,4 +170,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--batches", type=int, default=3, choices=range(1, 65), metavar="N",
                    help="fetch runs to split the sources into (default 3)")
     r.add_argument("--strict", action="store_true", help="exit 3 when any source failed")
+    r.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                   help="another cluster refresh running: wait this long for it to end "
+                        "(default 0: refuse at once)")
     r.set_defaults(func=cmd_refresh)

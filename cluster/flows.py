@@ -13,6 +13,17 @@
 The unit of fan-out is a batch of sources, not one source: a deployment run costs 8-12 s of
 scheduling latency for about a second of fetching (issue 28's measurements).
 
+One refresh at a time per cluster: `run_cluster_refresh` holds a PostgreSQL advisory lock
+(on the cluster's database, so refreshes started on different machines see it) for its whole
+run; a second one is refused by name (ClusterRefreshBusyError, naming the holder's host, pid
+and start) or, with `wait_s`, queues behind it for that long. The lock is a session lock: a
+refresh that dies releases it with its connection.
+
+A publish run nobody picks up does not wait for ever: when the publish run has not started
+within `publish_start_s` (GPUCOST_CLUSTER_PUBLISH_START_S, default 120 s: no publisher worker
+online), it is set Cancelled, so a publisher that comes back later never runs it, and the
+refresh says so ("NOT published: ... cancelled"). A run that started is waited for (timeout_s).
+
 The publisher loads the verbatim payload objects, not the fetchers' parsed rows: its load is
 the embedded path's own (the same gates, the same dedupe by content hash, so replaying a
 marker twice adds nothing), and the shared `price_observations` table is the history any
@@ -61,6 +72,9 @@ FETCH_DEPLOYMENT = "gpucost-fetch-batch/batch"
 PUBLISH_DEPLOYMENT = "gpucost-publish/publish"
 FETCH_THREADS = 4  # sources fetched at once inside one batch run
 DEFAULT_BATCHES = 3
+PUBLISH_START_ENV = "GPUCOST_CLUSTER_PUBLISH_START_S"
+PUBLISH_START_S = 120.0  # a publish run not started by then is cancelled (module docstring)
+REFRESH_LOCK_KEY = 0x67707563_72667368  # pg advisory lock of `cluster refresh` ("gpucrfsh")
 # markers already applied are skipped by id; a marker is looked for this far back from the
 # newest one applied (a fetcher's clock may lag, a commit may land late)
 SYNC_OVERLAP = timedelta(hours=6)
@@ -320,7 +334,9 @@ def publish_cluster(data_dir: Path | None = None, settings: ClusterSettings | No
         result = steps.build_and_publish(data_dir, allow_shrink=allow_shrink)
     out = ClusterPublish(markers, True, mart_rows=result.mart_rows,
                          history_mode=result.history_mode, alerts=result.alerts)
-    record = publish_snapshot(data_dir, settings)
+    # the snapshot has the embedded guard too, against CURRENT: a publisher on a fresh (or
+    # lost) data dir has no local baseline, CURRENT is the one every reader sees
+    record = publish_snapshot(data_dir, settings, allow_shrink=allow_shrink)
     out.snapshot_key = getattr(record, "key", None) or (
         record.get("key") if isinstance(record, dict) else None)
     out.seconds = time.perf_counter() - start
@@ -376,10 +392,66 @@ def _use_api(settings: ClusterSettings) -> None:
     use_api_url(settings.require("prefect_api_url").prefect_api_url)
 
 
+class ClusterRefreshBusyError(Exception):
+    """Another `cluster refresh` holds the cluster's refresh lock."""
+
+
+@contextlib.contextmanager
+def refresh_lock(settings: ClusterSettings, wait_s: float = 0.0,
+                 say: Any = None) -> Any:
+    """Hold the cluster's refresh lock (a PostgreSQL session advisory lock, REFRESH_LOCK_KEY)
+    meanwhile. Held by another refresh: waits up to `wait_s` (0: not at all), then raises
+    ClusterRefreshBusyError naming the holder (its application_name: host, pid, start)."""
+    import sqlalchemy
+    from sqlalchemy.pool import NullPool
+
+    from gpucost.cluster.raw_commits import with_connect_timeout
+
+    settings.require("postgres_url")
+    me = (f"gpucost cluster refresh on {socket.gethostname()} pid {os.getpid()} since "
+          f"{now():%Y-%m-%d %H:%M:%S} UTC")[:63]
+    engine = sqlalchemy.create_engine(
+        with_connect_timeout(settings.postgres_url, settings.timeout_s), poolclass=NullPool,
+        connect_args={"application_name": me})
+    try:
+        con = engine.connect()
+    except sqlalchemy.exc.DBAPIError as exc:
+        raise ClusterRefreshBusyError(
+            f"cannot take the refresh lock: PostgreSQL at the cluster's URL is unavailable "
+            f"({type(exc.orig).__name__})") from None
+    try:
+        deadline = time.monotonic() + max(0.0, wait_s)
+        said = False
+        while True:
+            got = con.execute(sqlalchemy.text("select pg_try_advisory_lock(:k)"),
+                              {"k": REFRESH_LOCK_KEY}).scalar()
+            con.commit()
+            if got:
+                break
+            holder = con.execute(sqlalchemy.text(
+                "select a.application_name from pg_locks l join pg_stat_activity a "
+                "using (pid) where l.locktype = 'advisory' and l.granted and "
+                "(l.classid::bigint << 32 | l.objid::bigint) = :k limit 1"),
+                {"k": REFRESH_LOCK_KEY}).scalar() or "another process"
+            con.commit()
+            if time.monotonic() >= deadline:
+                raise ClusterRefreshBusyError(
+                    f"refused: another cluster refresh is running ({holder}); nothing was "
+                    "started. Wait for it to end, or queue behind it with --wait SECONDS")
+            if say and not said:
+                say(f"waiting for another cluster refresh to end ({holder})")
+                said = True
+            time.sleep(1.0)
+        yield
+    finally:
+        con.close()  # a session lock: released with its connection
+        engine.dispose()
+
+
 @dataclass
 class ClusterRun:
     fetch_runs: list[dict[str, Any]] = field(default_factory=list)  # id, worker state, sources
-    publish_run: dict[str, Any] = field(default_factory=dict)
+    publish_run: dict[str, Any] = field(default_factory=dict)  # id, state, detail
     seconds: float = 0.0
     # source -> (status, rows, error): ok / failed from this refresh's markers; a source whose
     # fetch run completed without a marker fetched the bytes it had already loaded: unchanged
@@ -448,16 +520,118 @@ def _wait(run_ids: list[Any], timeout_s: float) -> dict[str, Any]:
             time.sleep(0.5)
 
 
+def publish_start_s() -> float:
+    """GPUCOST_CLUSTER_PUBLISH_START_S (seconds, > 0), else PUBLISH_START_S."""
+    value = os.environ.get(PUBLISH_START_ENV, "")
+    try:
+        seconds = float(value) if value else PUBLISH_START_S
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < 86400:
+        raise ValueError(f"{PUBLISH_START_ENV} must be a number of seconds in (0, 86400), "
+                         f"not {value!r}")
+    return seconds
+
+
+def run_publish(settings: ClusterSettings, job: dict[str, Any] | None = None,
+                start_s: float | None = None, timeout_s: float = 900.0) -> dict[str, Any]:
+    """One run of the publish deployment: {id, state, detail}. Not started (no publisher
+    worker took it) within `start_s` (publish_start_s()): set Cancelled, so it never runs
+    later; started: waited for up to `timeout_s`."""
+    from prefect import get_client
+    from prefect.client.schemas.objects import StateType
+    from prefect.deployments import run_deployment
+    from prefect.states import Cancelled
+
+    _use_api(settings)
+    start_s = publish_start_s() if start_s is None else start_s
+    run = run_deployment(PUBLISH_DEPLOYMENT, timeout=0, job_variables=job, as_subflow=False)
+    rid = run.id
+    first = begun = time.monotonic()
+    with get_client(sync_client=True) as client:
+        while True:
+            current = client.read_flow_run(rid)
+            state = current.state
+            if state and state.is_final():
+                return {"id": str(rid), "state": state.type.value,
+                        "detail": state.message or ""}
+            elapsed = time.monotonic() - begun
+            if state and state.type == StateType.SCHEDULED and elapsed > start_s:
+                if _publish_running(client, current.deployment_id, rid):
+                    begun = time.monotonic()  # queued behind a live publish: not abandoned
+                    continue
+                result = client.set_flow_run_state(
+                    rid, Cancelled(message=f"not started within {start_s:g} s: cancelled "
+                                           "by cluster refresh"), force=False)
+                if getattr(result.status, "value", str(result.status)) == "ACCEPT":
+                    return {"id": str(rid), "state": "CANCELLED", "detail": (
+                        f"no publisher worker started the publish run within {start_s:g} s "
+                        f"(pool {PUBLISH_POOL}: {_pool_workers(settings)}); the run is "
+                        f"cancelled and will not publish later ({PUBLISH_START_ENV} sets the "
+                        "wait)")}
+                time.sleep(0.5)
+                continue  # a worker took it meanwhile: wait for it
+            if time.monotonic() - first > timeout_s + start_s:
+                return {"id": str(rid), "state": "TIMED_OUT", "detail": (
+                    f"the publish run did not end within {timeout_s:g} s")}
+            time.sleep(0.5)
+
+
+def _publish_running(client: Any, deployment_id: Any, other_than: Any) -> bool:
+    """Whether another run of the publish deployment is running (this one then waits for the
+    pool's concurrency slot, with its publisher alive)."""
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterDeploymentId,
+        FlowRunFilterState,
+        FlowRunFilterStateType,
+    )
+    from prefect.client.schemas.objects import StateType
+
+    if deployment_id is None:
+        return False
+    try:
+        runs = client.read_flow_runs(flow_run_filter=FlowRunFilter(
+            deployment_id=FlowRunFilterDeploymentId(any_=[deployment_id]),
+            state=FlowRunFilterState(type=FlowRunFilterStateType(
+                any_=[StateType.RUNNING, StateType.PENDING]))), limit=5)
+    except Exception:
+        return False
+    return any(r.id != other_than for r in runs)
+
+
+def _pool_workers(settings: ClusterSettings) -> str:
+    from gpucost.cluster.prefect_pools import workers_online
+
+    try:
+        workers = workers_online(settings, PUBLISH_POOL)
+    except Exception as exc:
+        return f"its workers cannot be listed: {type(exc).__name__}"
+    online = [n for n, status in workers.items() if status == "ONLINE"]
+    return (f"{len(online)} of {len(workers)} workers online" if workers
+            else "no worker registered")
+
+
 def run_cluster_refresh(names: list[str] | None = None, batches: int = DEFAULT_BATCHES,
                         env: dict[str, str] | None = None, timeout_s: float = 900.0,
-                        settings: ClusterSettings | None = None) -> ClusterRun:
+                        settings: ClusterSettings | None = None, wait_s: float = 0.0,
+                        start_s: float | None = None, say: Any = None) -> ClusterRun:
     """Fetch `names` (default: every source) in `batches` runs of the fetch deployment, wait
     for them, then run the publish deployment once (a failed batch does not stop the
     publish: its sources' failures are markers like any other). `env` is passed to the runs
-    as job variables (e.g. GPUCOST_SOURCE_URL_* overrides)."""
+    as job variables (e.g. GPUCOST_SOURCE_URL_* overrides). One refresh at a time
+    (refresh_lock: ClusterRefreshBusyError, or queued for `wait_s`); a publish run not
+    started within `start_s` is cancelled (run_publish)."""
+    settings = settings or load_settings()
+    with refresh_lock(settings, wait_s, say):
+        return _run_cluster_refresh(names, batches, env, timeout_s, settings, start_s)
+
+
+def _run_cluster_refresh(names: list[str] | None, batches: int, env: dict[str, str] | None,
+                         timeout_s: float, settings: ClusterSettings,
+                         start_s: float | None) -> ClusterRun:
     from prefect.deployments import run_deployment
 
-    settings = settings or load_settings()
     _use_api(settings)
     start, started_at = time.perf_counter(), now()
     job = {"env": dict(env)} if env else None
@@ -471,8 +645,6 @@ def run_cluster_refresh(names: list[str] | None = None, batches: int = DEFAULT_B
         out.fetch_runs.append({"id": str(run.id), "sources": group,
                                "state": final.state.type.value if final else "TIMED_OUT"})
     _sources_of(out, settings, started_at - timedelta(minutes=5))
-    pub = run_deployment(PUBLISH_DEPLOYMENT, timeout=timeout_s, job_variables=job,
-                         as_subflow=False)
-    out.publish_run = {"id": str(pub.id), "state": pub.state.type.value if pub.state else ""}
+    out.publish_run = run_publish(settings, job, start_s, timeout_s)
     out.seconds = time.perf_counter() - start
     return out

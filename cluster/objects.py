@@ -20,6 +20,14 @@ same against a server that accepts and never answers). pyarrow itself makes one 
 transient error (5xx, reset) is tried once more here, so a blip does not fail a publish but a
 dead server is not waited for twice.
 
+Reads (GET) have a minimum transfer rate. curl's low-speed limit, the only one pyarrow sets,
+is 1 byte per second: a server that trickles a few bytes a second holds a read for ever. So
+reads go through botocore instead, the body read as it arrives, and a read that brings fewer
+than `settings.min_rate_kbs` KiB/s over any window of timeout_s is given up
+(ObjectStoreUnavailableError, "slower than ..."). A read may also be given a size cap
+(`max_bytes`): an object whose Content-Length is larger is refused before a byte of its body
+is read, and no more than the cap is ever read (CURRENT, a small record, is read so).
+
 Payloads are content-addressed (`put_payload`): `raw/<source>/<yyyy-mm-dd>/<sha256>.<ext>` in
 the raw bucket, uploaded only when absent, so fetching the same bytes again adds no object.
 
@@ -47,6 +55,8 @@ CHUNK = 8 << 20  # bytes per read/write of a streamed transfer
 # reset connection); a timeout is not: the store is down, waiting twice helps no one
 FAST_FAILURE_SHARE = 0.5
 RETRY_PAUSE_S = 0.2
+READ_CHUNK = 1 << 20  # at most this many bytes per socket read of a GET's body
+FIELDS_RATE = "GPUCOST_S3_MIN_RATE_KBS"
 
 
 class ObjectStoreError(Exception):
@@ -64,6 +74,14 @@ class ObjectStoreUnavailableError(ObjectStoreError):
 
 class ObjectNotFoundError(ObjectStoreError):
     """No such object (or no such bucket)."""
+
+
+class ObjectTooLargeError(ObjectStoreError):
+    """The object is larger than the caller's cap (refused before or while reading it)."""
+
+
+class _TooSlowError(OSError):
+    """The body came slower than the minimum rate (reported as the store unavailable)."""
 
 
 class _LocalFileError(Exception):
@@ -103,6 +121,8 @@ def classify(exc: BaseException) -> type[ObjectStoreError]:
     reached", "AWS Error INTERNAL_FAILURE" (a 500)."""
     if isinstance(exc, FileNotFoundError):
         return ObjectNotFoundError
+    if isinstance(exc, _TooSlowError):
+        return ObjectStoreUnavailableError
     if isinstance(exc, PermissionError):
         return ObjectStoreDeniedError
     if isinstance(exc, (TimeoutError, ConnectionError)):
@@ -115,6 +135,27 @@ def classify(exc: BaseException) -> type[ObjectStoreError]:
     if any(s in text for s in _UNAVAILABLE):
         return ObjectStoreUnavailableError
     return ObjectStoreError
+
+
+def _os_error(exc: BaseException) -> OSError:
+    """botocore's and urllib3's errors as the OSError kinds `classify` reads: NoSuchKey / 404
+    is FileNotFoundError, AccessDenied / 403 PermissionError, the rest an OSError with the
+    text (a timeout, a refused connection, a 5xx)."""
+    if isinstance(exc, OSError):
+        return exc
+    text = " ".join(str(exc).split())
+    response = getattr(exc, "response", None)
+    if isinstance(response, dict):
+        code = str(response.get("Error", {}).get("Code", ""))
+        status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        if code in ("NoSuchKey", "NoSuchBucket", "404") or status == 404:
+            return FileNotFoundError(text)
+        if code in ("AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "403") \
+                or status == 403:
+            return PermissionError(text)
+        if isinstance(status, int) and status >= 500:
+            return OSError(f"HTTP {status}: {text}")
+    return OSError(f"{type(exc).__name__}: {text}")
 
 
 def _detail(exc: BaseException) -> str:
@@ -167,6 +208,7 @@ class ObjectStore:
         self.role = "writer" if writer else "reader"
         self.access_key = key
         self.endpoint = f"{scheme}://{host}"
+        self._s3: Any = None  # the botocore client of the reads (_client)
         self.fs = pafs.S3FileSystem(
             access_key=key, secret_key=secret, region=settings.s3_region,
             endpoint_override=host, scheme=scheme,
@@ -211,6 +253,8 @@ class ObjectStore:
                 hint = ("a wrong key or secret, or not a read of the published bucket: "
                         "all the reader key may do")
             why = f"access denied to the {self.role} key {self.access_key!r} ({hint})"
+        elif isinstance(exc, _TooSlowError):
+            why = f"the object store at {self.endpoint} is too slow"
         elif kind is ObjectStoreUnavailableError:
             why = (f"the object store at {self.endpoint} is unavailable (no answer within "
                    f"{self.settings.timeout_s:g} s, connection refused or a server error)")
@@ -248,29 +292,102 @@ class ObjectStore:
 
         return self._call("writing", bucket, key, run)
 
-    def get_bytes(self, bucket: str, key: str) -> bytes:
+    # -- reads: botocore, the body read as it comes, with a minimum rate and a size cap ---
+
+    def _client(self) -> Any:
+        """A botocore S3 client on the same endpoint and key (made once, on the first read):
+        one attempt, timeout_s to connect and per socket read, path-style addressing."""
+        if self._s3 is None:
+            import botocore.session
+            from botocore.config import Config
+
+            key, secret = _credentials(self.settings, self.writer)
+            self._s3 = botocore.session.get_session().create_client(
+                "s3", endpoint_url=self.endpoint, region_name=self.settings.s3_region,
+                aws_access_key_id=key, aws_secret_access_key=secret,
+                config=Config(connect_timeout=self.settings.timeout_s,
+                              read_timeout=self.settings.timeout_s,
+                              retries={"total_max_attempts": 1},
+                              s3={"addressing_style": "path"}))
+        return self._s3
+
+    def _stream(self, bucket: str, key: str, sink: Callable[[bytes], None],
+                max_bytes: int | None) -> int:
+        """GET the object into `sink` chunk by chunk as it arrives; returns its size. Raises
+        ObjectTooLargeError past `max_bytes` (before reading when Content-Length says so),
+        _TooSlowError below the minimum rate, OSError kinds for botocore's errors."""
+        try:
+            response = self._client().get_object(Bucket=bucket, Key=key)
+        except Exception as exc:
+            raise _os_error(exc) from None
+        body = response["Body"]
+        raw = getattr(body, "_raw_stream", body)
+        read = getattr(raw, "read1", raw.read)
+        try:
+            length = response.get("ContentLength")
+            if max_bytes is not None and length is not None and length > max_bytes:
+                raise ObjectTooLargeError(
+                    f"reading s3://{bucket}/{key}: {length} bytes, more than the {max_bytes} "
+                    "allowed: refused unread")
+            rate = self.settings.min_rate_kbs * 1024
+            window_s = self.settings.timeout_s
+            size = 0
+            mark_t, mark_size = time.monotonic(), 0
+            while True:
+                try:
+                    chunk = read(READ_CHUNK)
+                except Exception as exc:
+                    raise _os_error(exc) from None
+                if not chunk:
+                    break
+                size += len(chunk)
+                if max_bytes is not None and size > max_bytes:
+                    raise ObjectTooLargeError(
+                        f"reading s3://{bucket}/{key}: more than the {max_bytes} bytes "
+                        "allowed: given up")
+                sink(chunk)
+                now = time.monotonic()
+                if now - mark_t >= window_s:
+                    got = size - mark_size
+                    if got < rate * (now - mark_t):
+                        raise _TooSlowError(
+                            f"slower than {self.settings.min_rate_kbs:g} KiB/s ({got} bytes in "
+                            f"the last {now - mark_t:.1f} s, {size} in all): given up "
+                            f"({FIELDS_RATE} sets the minimum)")
+                    mark_t, mark_size = now, size
+            if length is not None and size != length:
+                raise OSError(f"connection reset: {size} of {length} bytes read")
+            return size
+        finally:
+            body.close()
+
+    def get_bytes(self, bucket: str, key: str, max_bytes: int | None = None) -> bytes:
+        """The object's bytes (at most `max_bytes`: a larger object is ObjectTooLargeError,
+        refused unread when its Content-Length says so)."""
         def run() -> bytes:
-            with self.fs.open_input_stream(f"{bucket}/{key}", compression=None) as src:
-                return src.read()
+            parts: list[bytes] = []
+            self._stream(bucket, key, parts.append, max_bytes)
+            return b"".join(parts)
 
         return self._call("reading", bucket, key, run)
 
-    def download(self, bucket: str, key: str, path: Path) -> tuple[int, str]:
+    def download(self, bucket: str, key: str, path: Path,
+                 max_bytes: int | None = None) -> tuple[int, str]:
         """Copy the object to `path`: streamed into a temporary name beside it, fsynced, then
         renamed over `path` (os.replace), so `path` is never a partial file. Returns (size,
-        sha256 hex) of what was written."""
+        sha256 hex) of what was written. `max_bytes`: as get_bytes."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".part-{os.getpid()}-{os.urandom(4).hex()}-{path.name}")
 
         def run() -> tuple[int, str]:
-            digest, size = hashlib.sha256(), 0
-            with self.fs.open_input_stream(f"{bucket}/{key}", compression=None) as src, \
-                    _local(lambda: open(tmp, "wb")) as out:
-                while chunk := src.read(CHUNK):
-                    _local(lambda: out.write(chunk))  # noqa: B023 (called at once)
+            digest = hashlib.sha256()
+            with _local(lambda: open(tmp, "wb")) as out:
+                def sink(chunk: bytes) -> None:
+                    _local(lambda: out.write(chunk))
                     digest.update(chunk)
-                    size += len(chunk)
+
+                size = self._stream(bucket, key, sink, max_bytes)
                 _local(out.flush)
                 _local(lambda: os.fsync(out.fileno()))
             return size, digest.hexdigest()

@@ -4,6 +4,10 @@ Each process runs in its own session with its output appended to `<dir>/logs/<na
 `<dir>/servers.json` records its command, environment, ports, pid and the pid's start time,
 so any later process can tell whether a recorded server still runs (and is the one started,
 not another process that got its pid after a crash or a reboot), signal it or start it again.
+Each server's record is also written alone, when it starts, to `<dir>/pids/<name>.json`: when
+servers.json is gone or damaged, the servers are found by these (`read_servers_from` says
+which was read), and `down` also stops any process left whose working directory is inside the
+cluster folder and that leads its own session (as every server here does): `scan_leftovers`.
 One `up`, `down`, start or stop at a time per cluster folder (`<dir>/.lock`). Ports are
 chosen free, below the kernel's ephemeral range, and kept across restarts when they are free.
 How each server is asked and stopped (PostgreSQL: pg_isready, pg_ctl) is in servers.py.
@@ -25,6 +29,9 @@ from pathlib import Path
 
 HOST = "127.0.0.1"
 SERVERS_FILE = "servers.json"
+PIDS_DIR = "pids"  # one record per server, written when it starts
+# the order servers are listed in (and stopped in reverse tiers: servers.py)
+ORDER = ("master", "volume-", "filer", "s3", "postgres", "prefect", "fetcher-", "publisher-")
 LOCK_FILE = ".lock"
 STOP_TIMEOUT_S = 5.0  # SIGTERM, then SIGKILL
 CHECK_TIMEOUT_S = 1.0
@@ -194,6 +201,7 @@ def _spawn(dir: Path, server: Server) -> None:
         _procs[proc.pid] = proc
     server.pid = proc.pid
     server.started = _proc_start_ticks(proc.pid)
+    _write_pid_record(dir, server)
 
 
 def _wait_gone(server: Server, timeout: float) -> bool:
@@ -227,12 +235,81 @@ def _http(port: int, path: str, timeout: float = CHECK_TIMEOUT_S) -> tuple[int, 
 
 
 def read_servers(dir: Path) -> list[Server]:
-    """The servers recorded in `<dir>/servers.json` ([] when there is none)."""
+    """The servers recorded in `<dir>/servers.json`, else (gone or damaged) in their pid
+    records ([] when there is neither)."""
+    return read_servers_from(dir)[0]
+
+
+def read_servers_from(dir: Path) -> tuple[list[Server], str]:
+    """(the recorded servers, where they were read: "servers.json", "pid records" when
+    servers.json is gone or damaged, "" when nothing is recorded)."""
     try:
         data = json.loads((dir / SERVERS_FILE).read_text(encoding="utf-8"))
-        return [Server(**s) for s in data["servers"]]
-    except (OSError, ValueError, TypeError, KeyError):
-        return []
+        servers = [Server(**s) for s in data["servers"]]
+        if servers:
+            return servers, SERVERS_FILE
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        pass
+    found = []
+    for path in sorted((dir / PIDS_DIR).glob("*.json")):
+        try:
+            found.append(Server(**json.loads(path.read_text(encoding="utf-8"))))
+        except (OSError, ValueError, TypeError, AttributeError):
+            continue  # a damaged record of its own: the scan still finds its process
+    found.sort(key=_rank)
+    return found, ("pid records" if found else "")
+
+
+def _rank(server: Server) -> tuple[int, int, str]:
+    index = next((i for i, p in enumerate(ORDER) if server.name.startswith(p)), len(ORDER))
+    number = server.name.rsplit("-", 1)[-1]
+    return index, int(number) if number.isdigit() else 0, server.name
+
+
+def _write_pid_record(dir: Path, server: Server) -> None:
+    """`<dir>/pids/<name>.json`: the server's record alone (mode 0600: its environment may
+    hold the database password), atomically."""
+    folder = dir / PIDS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{server.name}.json"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(asdict(server), fh, indent=2)
+    os.replace(tmp, path)
+
+
+def drop_pid_records(dir: Path, keep: set[str]) -> None:
+    """Remove the pid records of servers not in `keep` (a cluster started with fewer
+    workers than before)."""
+    for path in (dir / PIDS_DIR).glob("*.json"):
+        if path.stem not in keep:
+            path.unlink(missing_ok=True)
+
+
+def scan_leftovers(dir: Path, known: set[int]) -> list[tuple[int, str]]:
+    """(pid, command name) of every process, not in `known`, that leads its own session and
+    whose working directory is inside `dir`: a server of this cluster that no record names
+    (every server is started in a session of its own, with its cwd in the cluster folder;
+    nothing outside the folder is ever matched)."""
+    root = Path(dir).resolve()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        if pid in known or pid == os.getpid():
+            continue
+        try:
+            if os.getsid(pid) != pid:
+                continue
+            cwd = Path(os.readlink(entry / "cwd"))
+            comm = (entry / "comm").read_text().strip()
+        except OSError:
+            continue
+        if (cwd == root or root in cwd.parents) and _proc_state(pid) not in ("Z", "X", ""):
+            found.append((pid, comm))
+    return found
 
 
 _write_lock = threading.Lock()

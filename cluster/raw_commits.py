@@ -45,8 +45,14 @@ TABLE_PROPERTIES = {
     TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED: "true",
     TableProperties.METADATA_PREVIOUS_VERSIONS_MAX: "50",
 }
-# our own retries, around pyiceberg's: an unknown outcome or an unreachable server
+# our own retries, around pyiceberg's: an unknown outcome, an unreachable server, or a
+# conflict pyiceberg's retries did not get past. pyiceberg's retries stop after
+# COMMIT_TOTAL_RETRY_TIME_MS, the same 30 s as our budget, and our budget counts from before
+# them: under load (many writers on few cores) its first round could use the whole budget and
+# the append gave up "after 1 attempts" with a conflict. So at least COMMIT_MIN_ROUNDS rounds
+# are made whatever the budget says (each a fresh load of the table and a new data file).
 COMMIT_ATTEMPTS = 10
+COMMIT_MIN_ROUNDS = 3
 COMMIT_BUDGET_S = 30.0
 BACKOFF_FIRST_S = 0.05
 BACKOFF_MAX_S = 2.0
@@ -85,6 +91,15 @@ class CommitStats:
                     "append_seconds": list(self.append_seconds)}
 
 
+_THREAD = threading.local()  # this thread's commit attempts and conflicts (thread_counts)
+
+
+def thread_counts() -> tuple[int, int]:
+    """(commit attempts, conflicts) of the calling thread so far, pyiceberg's retries
+    included (what one append cost, as a difference of two calls)."""
+    return getattr(_THREAD, "attempts", 0), getattr(_THREAD, "conflicts", 0)
+
+
 class CountingSqlCatalog(SqlCatalog):
     """SqlCatalog that counts commit attempts and conflicts: pyiceberg retries conflicts
     inside Transaction.commit_transaction, out of sight, and every attempt passes here."""
@@ -93,10 +108,12 @@ class CountingSqlCatalog(SqlCatalog):
 
     def commit_table(self, table: Any, requirements: Any, updates: Any) -> Any:
         self.stats.count("attempts")
+        _THREAD.attempts = getattr(_THREAD, "attempts", 0) + 1
         try:
             return super().commit_table(table, requirements, updates)
         except CommitFailedException:
             self.stats.count("conflicts")
+            _THREAD.conflicts = getattr(_THREAD, "conflicts", 0) + 1
             raise
 
 

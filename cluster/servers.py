@@ -71,7 +71,10 @@ from gpucost.cluster.processes import (
     _spawn,
     _wait_gone,
     _write_servers,
+    drop_pid_records,
     read_servers,
+    read_servers_from,
+    scan_leftovers,
 )
 from gpucost.cluster.seaweedfs import (
     S3_IDENTITIES_FILE,
@@ -330,6 +333,7 @@ def up(dir: Path | None = None, *, fetch_workers: int = 2,
         (dir / "postgres").mkdir(parents=True, exist_ok=True)
         run = _Startup(dir, servers)
         _write_servers(dir, servers)
+        drop_pid_records(dir, set(names))
         try:
             with ThreadPoolExecutor(max_workers=2) as pool:
                 futures = [pool.submit(_start_seaweedfs, run, settings),
@@ -376,16 +380,35 @@ def status(dir: Path | None = None) -> list[ServerStatus]:
     return _statuses(read_servers(_resolve(dir)))
 
 
-def down(dir: Path | None = None) -> list[str]:
+def down(dir: Path | None = None, say: Callable[[str], None] | None = None) -> list[str]:
     """Stop every recorded server (workers first, PostgreSQL last); the data stays. Returns
-    the names of those that were running."""
+    the names of those that were running.
+
+    The servers are those of servers.json, else (gone or damaged) of their pid records
+    (`<dir>/pids/`, `say` tells which); then any process left that leads its own session
+    with its working directory inside `dir` (scan_leftovers: a server no record names) is
+    stopped too, named "pid N (command)"."""
     dir = _resolve(dir)
-    if not (dir / SERVERS_FILE).exists():
+    say = say or (lambda _text: None)
+    if not dir.is_dir():
         return []
     with _locked(dir):
-        servers = read_servers(dir)
+        servers, source = read_servers_from(dir)
+        if source and source != SERVERS_FILE:
+            say(f"{dir / SERVERS_FILE} is missing or damaged: found {len(servers)} servers "
+                f"by their {source} in {dir}/pids")
         running = [s.name for s in servers if _alive(s)]
         _stop_all(dir, servers)
+        leftovers = scan_leftovers(dir, {s.pid for s in servers if s.pid})
+        if leftovers:
+            say(f"{len(leftovers)} more processes run in {dir} without a record: stopped")
+            gone = [Server(f"pid {pid} ({comm})", [], {}, str(dir), 0, [], "", pid=pid)
+                    for pid, comm in leftovers]
+            # postgres last (SIGTERM is its "smart" stop: after its clients are gone)
+            gone.sort(key=lambda s: "postgres" in s.name)
+            for server in gone:
+                _stop(dir, server)
+            running += [s.name for s in gone]
         return running
 
 

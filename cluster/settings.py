@@ -31,7 +31,11 @@ FIELDS = {
     "postgres_url": "GPUCOST_POSTGRES_URL",
     "prefect_api_url": "GPUCOST_CLUSTER_PREFECT_API_URL",
     "timeout_s": "GPUCOST_S3_TIMEOUT_S",
+    "min_rate_kbs": "GPUCOST_S3_MIN_RATE_KBS",
 }
+# the numeric fields and the open range each must fall in
+NUMBERS = {"timeout_s": ("a number of seconds", 3600.0),
+           "min_rate_kbs": ("a rate in KiB/s", 1e7)}
 SECRET_FIELDS = ("writer_secret", "reader_secret")
 
 
@@ -69,6 +73,9 @@ class ClusterSettings:
     # every S3 call gives up after this many seconds (a dead volume server makes writes hang
     # until the client's timeout: keep it short)
     timeout_s: float = 5.0
+    # a read (GET) that brings fewer than this many KiB per second over any window of
+    # timeout_s is given up (objects.py): a store that trickles is a store that is down
+    min_rate_kbs: float = 64.0
 
     def require(self, *names: str) -> ClusterSettings:
         missing = [n for n in names if not getattr(self, n)]
@@ -114,16 +121,18 @@ def load_settings(path: Path | None = None) -> ClusterSettings:
         if os.environ.get(env):
             values[name] = os.environ[env]
     known = {f.name: f for f in fields(ClusterSettings)}
-    try:
-        if "timeout_s" in values:
-            values["timeout_s"] = float(values["timeout_s"])  # type: ignore[arg-type]
-            if not 0 < values["timeout_s"] < 3600:  # type: ignore[operator]
+    for name, (what, top) in NUMBERS.items():
+        if name not in values:
+            continue
+        try:
+            values[name] = float(values[name])  # type: ignore[arg-type]
+            if not 0 < values[name] < top:  # type: ignore[operator]
                 raise ValueError
-    except (TypeError, ValueError):
-        raise ClusterNotConfiguredError(
-            f"timeout_s must be a number of seconds in (0, 3600), not {values['timeout_s']!r}"
-        ) from None
-    settings = replace(ClusterSettings(), **{k: (str(v) if k != "timeout_s" else v)
+        except (TypeError, ValueError):
+            raise ClusterNotConfiguredError(
+                f"{name} ({FIELDS[name]}) must be {what} in (0, {top:g}), not "
+                f"{values[name]!r}") from None
+    settings = replace(ClusterSettings(), **{k: (str(v) if k not in NUMBERS else v)
                                               for k, v in values.items() if k in known})
     remember(settings)
     return settings

@@ -62,6 +62,7 @@ from gpucost.cluster.raw_commits import (
     BACKOFF_MAX_S,
     COMMIT_ATTEMPTS,
     COMMIT_BUDGET_S,
+    COMMIT_MIN_ROUNDS,
     EXPIRE_MIN_AGE,
     KEEP_SNAPSHOTS,
     PART_MARKER,
@@ -73,6 +74,7 @@ from gpucost.cluster.raw_commits import (
     CountingSqlCatalog,
     landed,
     rows_exist,
+    thread_counts,
     with_connect_timeout,
 )
 from gpucost.cluster.raw_errors import (
@@ -310,13 +312,16 @@ class SharedRaw:
         failed in a way that leaves its outcome unknown (Postgres or S3 failed mid-commit)
         or pyiceberg gave up, reload the table and look for a snapshot carrying this
         fetch_id and part before trying again, with exponential backoff and jitter, for at
-        most COMMIT_ATTEMPTS attempts or COMMIT_BUDGET_S seconds. `look_in_rows`: before
-        the first attempt, also look for rows of this fetch_id (a snapshot summary may
-        have been expired since).
+        most COMMIT_ATTEMPTS rounds or COMMIT_BUDGET_S seconds, but at least COMMIT_MIN_ROUNDS
+        rounds (pyiceberg's own retries may use the whole budget in the first).
+        `look_in_rows`: before the first attempt, also look for rows of this fetch_id (a
+        snapshot summary may have been expired since).
         """
         what = f"append {part} of fetch {fetch_id} to {self.namespace}.{name}"
         properties = {SUMMARY_FETCH_ID: fetch_id, SUMMARY_PART: part}
-        deadline = time.monotonic() + COMMIT_BUDGET_S
+        began = time.monotonic()
+        deadline = began + COMMIT_BUDGET_S
+        tried, lost = thread_counts()
         last: BaseException | None = None
         for attempt in range(COMMIT_ATTEMPTS):
             try:
@@ -341,11 +346,15 @@ class SharedRaw:
                 last = exc
             pause = min(BACKOFF_MAX_S, BACKOFF_FIRST_S * 2 ** attempt)
             pause = random.uniform(pause / 2, pause)
-            if time.monotonic() + pause > deadline:
+            if attempt + 1 >= COMMIT_MIN_ROUNDS and time.monotonic() + pause > deadline:
                 break
             time.sleep(pause)
         assert last is not None
-        raise self._named(f"{what} (gave up after {attempt + 1} attempts)", last)
+        attempts, conflicts = (a - b for a, b in zip(thread_counts(), (tried, lost),
+                                                     strict=True))
+        raise self._named(
+            f"{what} (gave up after {attempt + 1} rounds, {attempts} commit attempts of which "
+            f"{conflicts} conflicts, in {time.monotonic() - began:.1f} s)", last)
 
     # ------------------------------------------------------------------------ maintenance
 

@@ -11,18 +11,29 @@ bucket with the writer key:
 2. the warehouse file under a NEW key, `warehouse/<UTC timestamp>-<sha256[:16]>.duckdb` (an
    existing key is never written over: keys are immutable, so a reader's cached copy of a key
    is valid forever), and the object's size is checked;
-3. `CURRENT`, LAST: a small JSON naming that key with its sha256, size, published_at and the
-   row count of every table. Writing an S3 object is atomic (readers see the old or the new
-   one), so a crash at any point before it leaves CURRENT naming the previous whole file;
+3. `CURRENT`, LAST: a small JSON naming that key with its sha256, size, published_at, the
+   row count of every table and the rows in force per source (`health`). Writing an S3
+   object is atomic (readers see the old or the new one), so a crash at any point before
+   it leaves CURRENT naming the previous whole file;
 4. after the flip only: the warehouse objects beyond the newest KEEP_WAREHOUSES are deleted,
    never the one CURRENT names nor the previous one (a reader that read the old CURRENT a
    moment ago still finds its key), and exports that the local publish no longer has.
 
-Readers: `read_current` (the reader key) and `open_current`, which downloads CURRENT's key
+The shrink guard: before anything is uploaded, the new file's rows in force per source and
+price-history rows are compared with CURRENT's by the embedded publish's own test
+(warehouse/publish.py shrink_between): a publish that would lose half a source's rows (a
+publisher on a fresh or lost data dir) is SnapshotShrinkError, nothing is uploaded and CURRENT
+stays, unless `allow_shrink`. A CURRENT written before `health` was recorded is compared on
+price_history alone.
+
+Readers: `read_current` (the reader key; CURRENT is read only when at most
+CURRENT_MAX_BYTES, refused unread otherwise) and `open_current`, which downloads CURRENT's key
 into a local cache once (streamed to a temporary name, sha256 and size checked, then renamed:
 a mismatch is SnapshotCorruptError and nothing is cached) and opens it read-only with file
-access off, the same way as a local published file (open_published). The cache keeps the
-current and the previous file: a connection opened on the previous one keeps reading it.
+access off, the same way as a local published file (open_published). A cached file is
+hashed again on every open: one whose bytes no longer match CURRENT's sha256 (changed on disk,
+same size or not) is downloaded again, and a note says so. The cache keeps the current and
+the previous file: a connection opened on the previous one keeps reading it.
 """
 
 from __future__ import annotations
@@ -43,14 +54,16 @@ from gpucost.cluster.objects import (
     ObjectNotFoundError,
     ObjectStore,
     ObjectStoreError,
+    ObjectTooLargeError,
 )
 from gpucost.cluster.settings import ClusterSettings
-from gpucost.warehouse.publish import open_published
+from gpucost.warehouse.publish import ShrinkRefusedError, open_published
 
 CURRENT_KEY = "CURRENT"
 WAREHOUSE_PREFIX = "warehouse/"
 EXPORTS_PREFIX = "exports/"
 KEEP_WAREHOUSES = 5
+CURRENT_MAX_BYTES = 1 << 20  # CURRENT is a record of a few KB: larger is refused unread
 CACHE_DIRNAME = "remote-cache"
 # what was uploaded where (beside the published file): month files unchanged since are skipped
 UPLOADS_RECORD = "snapshot-uploads.json"
@@ -76,6 +89,11 @@ class SnapshotCorruptError(SnapshotError):
     size (nothing is cached)."""
 
 
+class SnapshotShrinkError(SnapshotError, ShrinkRefusedError):
+    """The new snapshot holds far fewer rows in force than CURRENT's: nothing uploaded,
+    CURRENT unchanged (the embedded publish's guard, applied to the shared snapshot)."""
+
+
 @dataclass
 class SnapshotRecord:
     """What a publish_snapshot did; `current()` is what it wrote to CURRENT."""
@@ -86,6 +104,7 @@ class SnapshotRecord:
     published_at: str
     tables: dict[str, int]
     previous: str | None = None
+    health: dict[str, int] = field(default_factory=dict)  # rows in force per source
     created: bool = True  # False: CURRENT already named these exact bytes, nothing uploaded
     exports_uploaded: int = 0
     exports_skipped: int = 0
@@ -97,7 +116,7 @@ class SnapshotRecord:
     def current(self) -> dict[str, Any]:
         return {"key": self.key, "sha256": self.sha256, "size": self.size,
                 "published_at": self.published_at, "tables": self.tables,
-                "previous": self.previous}
+                "previous": self.previous, "health": self.health}
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -118,16 +137,37 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _table_rows(path: Path) -> dict[str, int]:
-    """Row count of every table of a published file, read with file access off."""
+def _table_rows(path: Path) -> tuple[dict[str, int], dict[str, int]]:
+    """(row count of every table, rows in force per source) of a published file, read with
+    file access off."""
     con = open_published(path)
     try:
         names = [r[0] for r in con.execute(
             "select table_name from duckdb_tables() where database_name = current_database() "
             "and schema_name = 'main' order by 1").fetchall()]
-        return {n: con.execute(f'select count(*) from "{n}"').fetchone()[0] for n in names}
+        rows = {n: con.execute(f'select count(*) from "{n}"').fetchone()[0] for n in names}
+        health = dict(con.execute(
+            "select source, rows_in_force from source_health").fetchall()
+        ) if "source_health" in names else {}
+        return rows, {str(k): int(v or 0) for k, v in health.items()}
     finally:
         con.close()
+
+
+def _shrink(previous: dict[str, Any] | None, tables: dict[str, int],
+            health: dict[str, int]) -> list[str]:
+    """What the new snapshot loses against CURRENT (warehouse/publish.py shrink_between)."""
+    from gpucost.warehouse.publish import shrink_between
+
+    if not previous:
+        return []
+    old_health = previous.get("health") if isinstance(previous.get("health"), dict) else {}
+    old_tables = previous.get("tables") if isinstance(previous.get("tables"), dict) else {}
+    old_history = old_tables.get("price_history")
+    return shrink_between(
+        {str(k): int(v) for k, v in old_health.items() if isinstance(v, int)},
+        old_history if isinstance(old_history, int) else None, health,
+        tables.get("price_history"))
 
 
 def _published_at(data_dir: Path, serving: Path) -> str:
@@ -217,11 +257,15 @@ def _upload_exports(store: ObjectStore, bucket: str, data_dir: Path,
 def _read_current(store: ObjectStore) -> dict[str, Any]:
     bucket = store.settings.published_bucket
     try:
-        raw = store.get_bytes(bucket, CURRENT_KEY)
+        raw = store.get_bytes(bucket, CURRENT_KEY, max_bytes=CURRENT_MAX_BYTES)
     except ObjectNotFoundError:
         raise NoSnapshotError(
             f"nothing published yet: no s3://{bucket}/{CURRENT_KEY} at {store.endpoint} "
             "(the cluster's publisher writes it after its first publish)") from None
+    except ObjectTooLargeError as exc:
+        raise SnapshotCorruptError(
+            f"s3://{bucket}/{CURRENT_KEY} is not a valid snapshot record (a record is at most "
+            f"{CURRENT_MAX_BYTES} bytes; {str(exc).split(': ', 1)[-1]})") from None
     try:
         doc = json.loads(raw)
         if not (isinstance(doc, dict) and _KEY.match(str(doc.get("key")))
@@ -246,13 +290,16 @@ def warehouse_key(sha256: str, when: datetime | None = None) -> str:
 
 
 def publish_snapshot(data_dir: Path, settings: ClusterSettings, *,
-                     keep: int = KEEP_WAREHOUSES, locked: bool = False) -> SnapshotRecord:
+                     keep: int = KEEP_WAREHOUSES, locked: bool = False,
+                     allow_shrink: bool = False) -> SnapshotRecord:
     """Copy the local published warehouse and its exports to the published bucket, CURRENT
     last (module docstring). Holds the data directory's writer lock meanwhile, so no local
     refresh replaces the files half-way (`locked=True`: the caller holds it already).
 
-    Raises NoWarehouseError when nothing was published locally, the object store's named
-    errors (objects.py) when an upload fails: CURRENT then still names the previous file."""
+    Raises NoWarehouseError when nothing was published locally, SnapshotShrinkError when
+    the file holds far fewer rows than CURRENT's (unless `allow_shrink`; nothing uploaded),
+    the object store's named errors (objects.py) when an upload fails: CURRENT then still
+    names the previous file."""
     from gpucost.warehouse.publish import NoWarehouseError, serving_path, writer_lock
 
     start = time.perf_counter()
@@ -267,22 +314,32 @@ def publish_snapshot(data_dir: Path, settings: ClusterSettings, *,
     with nullcontext() if locked else writer_lock(data_dir):
         size = serving.stat().st_size
         sha = _sha256(serving)
-        tables = _table_rows(serving)
+        tables, health = _table_rows(serving)
         published_at = _published_at(data_dir, serving)
+        try:
+            previous: dict[str, Any] | None = _read_current(store)
+        except SnapshotError:
+            previous = None
+        same = bool(previous and previous["sha256"] == sha and previous["size"] == size)
+        lost = [] if allow_shrink or same else _shrink(previous, tables, health)
+        if lost:  # before any upload: the exports are read in place too
+            assert previous is not None
+            raise SnapshotShrinkError(
+                "refused: the new snapshot would hold far fewer rows than the one CURRENT "
+                f"names ({previous['key']}: {'; '.join(lost[:5])}"
+                f"{' ...' if len(lost) > 5 else ''}); nothing uploaded, CURRENT and the "
+                "exports stay as they were. A publisher on a fresh or lost data dir? To "
+                "publish anyway: --allow-shrink")
         record = _load_record(data_dir, target)
         uploaded, skipped, export_keys = _upload_exports(store, bucket, data_dir, record)
         _save_record(data_dir, target, record)
         _stage("exports-uploaded")
 
-        try:
-            previous: dict[str, Any] | None = _read_current(store)
-        except SnapshotError:
-            previous = None
-        if previous and previous["sha256"] == sha and previous["size"] == size \
-                and _object_size(store, bucket, previous["key"]) == size:
+        if previous and same and _object_size(store, bucket, previous["key"]) == size:
             out = SnapshotRecord(previous["key"], sha, size, str(previous.get("published_at")),
                                  previous.get("tables") or tables,
-                                 previous.get("previous"), created=False)
+                                 previous.get("previous"), created=False,
+                                 health=previous.get("health") or health)
         else:
             key = warehouse_key(sha)
             upload_start = time.perf_counter()
@@ -300,7 +357,7 @@ def publish_snapshot(data_dir: Path, settings: ClusterSettings, *,
                     f"s3://{bucket}/{key} holds {uploaded_size} bytes after the upload, the "
                     f"local file {size}: CURRENT not changed")
             out = SnapshotRecord(key, sha, size, published_at, tables,
-                                 previous["key"] if previous else None,
+                                 previous["key"] if previous else None, health=health,
                                  warehouse_upload_s=time.perf_counter() - upload_start)
             _stage("warehouse-uploaded")
             store.put_bytes(bucket, CURRENT_KEY,
@@ -375,8 +432,10 @@ def fetch_current(settings: ClusterSettings,
                   cache_dir: Path | None = None) -> tuple[Path, dict[str, Any]]:
     """(local copy of CURRENT's warehouse, CURRENT): downloaded once per key into
     `cache_dir` (default <data dir>/remote-cache), checked against CURRENT's sha256 and size;
-    a mismatch is SnapshotCorruptError and nothing is cached. Cached files other than the
-    current and the previous one are removed (an open connection keeps reading its file)."""
+    a mismatch is SnapshotCorruptError and nothing is cached. A cached copy is hashed again
+    on every call: one that no longer matches is downloaded anew (a note on stderr says so).
+    Cached files other than the current and the previous one are removed (an open
+    connection keeps reading its file)."""
     store = ObjectStore(settings, writer=False)
     cache = Path(cache_dir) if cache_dir else cache_dir_default()
     cache.mkdir(parents=True, exist_ok=True)
@@ -384,11 +443,13 @@ def fetch_current(settings: ClusterSettings,
     current = _read_current(store)
     for attempt in (1, 2):
         local = cache / current["key"].rsplit("/", 1)[-1]
-        if local.is_file() and local.stat().st_size == current["size"]:
-            break  # keys are immutable: a file cached whole is valid forever
+        if _cached_whole(local, current):
+            break
         tmp = cache / f".part-{os.getpid()}-{os.urandom(4).hex()}-{local.name}"
         try:
-            size, sha = store.download(bucket, current["key"], tmp)
+            # never more than CURRENT says: a larger object is refused as it comes
+            size, sha = store.download(bucket, current["key"], tmp,
+                                       max_bytes=current["size"])
             if (size, sha) != (current["size"], current["sha256"]):
                 raise SnapshotCorruptError(
                     f"s3://{bucket}/{current['key']} does not match CURRENT (sha256 "
@@ -396,6 +457,10 @@ def fetch_current(settings: ClusterSettings,
                     f"{current['size']} bytes): not cached")
             os.replace(tmp, local)
             break
+        except ObjectTooLargeError:
+            raise SnapshotCorruptError(
+                f"s3://{bucket}/{current['key']} does not match CURRENT (larger than its "
+                f"{current['size']} bytes): not cached") from None
         except ObjectNotFoundError:
             # CURRENT moved on twice since it was read and the key was pruned: read it anew
             again = _read_current(store)
@@ -408,6 +473,28 @@ def fetch_current(settings: ClusterSettings,
             tmp.unlink(missing_ok=True)
     _prune_cache(cache, {local.name, str(current.get("previous") or "").rsplit("/", 1)[-1]})
     return local, current
+
+
+def _cached_whole(local: Path, current: dict[str, Any]) -> bool:
+    """Whether `local` holds CURRENT's bytes: its size, then its sha256, checked on every
+    open (keys are immutable, but the file on this disk is not). One that does not is
+    removed, and a note says why it is downloaded again."""
+    try:
+        if not local.is_file() or local.is_symlink():
+            if local.is_symlink():
+                local.unlink()
+            return False
+        size = local.stat().st_size
+        if size == current["size"] and _sha256(local) == current["sha256"]:
+            return True
+        local.unlink()
+    except OSError as exc:
+        print(f"note: cannot check the cached {local}: {exc}; downloading it again",
+              file=sys.stderr)
+        return False
+    print(f"note: the cached {local.name} does not match CURRENT's sha256 (changed on disk "
+          "since it was downloaded): removed, downloading it again", file=sys.stderr)
+    return False
 
 
 def _prune_cache(cache: Path, keep: set[str]) -> None:
@@ -431,7 +518,8 @@ def open_current(settings: ClusterSettings, cache_dir: Path | None = None) -> An
 
 
 __all__ = [
-    "CURRENT_KEY", "KEEP_WAREHOUSES", "NoSnapshotError", "ObjectStoreError",
-    "SnapshotCorruptError", "SnapshotError", "SnapshotRecord", "fetch_current",
+    "CURRENT_KEY", "CURRENT_MAX_BYTES", "KEEP_WAREHOUSES", "NoSnapshotError",
+    "ObjectStoreError", "SnapshotCorruptError", "SnapshotError", "SnapshotRecord",
+    "SnapshotShrinkError", "fetch_current",
     "open_current", "publish_snapshot", "read_current",
 ]

@@ -274,16 +274,23 @@ def shrink_of(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
         return []
     health, history = counts
     new = dict(con.execute("select source, rows_in_force from source_health").fetchall())
+    now_rows = con.execute("select count(*) from price_history").fetchone()[0] \
+        if history else None
+    return shrink_between(health, history, new, now_rows)
+
+
+def shrink_between(health: dict[str, int], history: int | None, new: dict[str, int],
+                   new_history: int | None) -> list[str]:
+    """The shrink test itself (shrink_of; the cluster's snapshot applies it to CURRENT):
+    rows in force per source and price-history rows before (`health`, `history`) and after."""
     lost = [f"{source} {old} -> {new.get(source) or 0} rows in force"
             for source, old in sorted(health.items())
             # the curated reference prices are in git, not in the raw layer: fewer of them in
             # force means newer first-hand observations superseded them, never lost data
             if old and old > 0 and source != "reference"
             and (new.get(source) or 0) < SHRINK_RATIO * old]
-    if history:
-        now_rows = con.execute("select count(*) from price_history").fetchone()[0]
-        if now_rows < SHRINK_RATIO * history:
-            lost.append(f"price_history {history} -> {now_rows} rows")
+    if history and (new_history or 0) < SHRINK_RATIO * history:
+        lost.append(f"price_history {history} -> {new_history or 0} rows")
     return lost
 
 

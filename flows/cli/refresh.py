@@ -158,17 +158,18 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     _print_summary(summary, verbose=args.verbose)
     if not summary.published:
         return EXIT_FAILED
-    if args.upload and not _upload_snapshot():
+    if args.upload and not _upload_snapshot(args.allow_shrink):
         return EXIT_SOURCE_FAILED
     if args.strict and summary.failed_sources:
         return EXIT_SOURCE_FAILED
     return EXIT_OK
 
 
-def _upload_snapshot() -> bool:
+def _upload_snapshot(allow_shrink: bool = False) -> bool:
     """`refresh --upload`: the published warehouse and its exports to the cluster's object
-    storage (cluster/snapshot.py, CURRENT written last). A failure is one line naming it; the
-    local publish stands either way."""
+    storage (cluster/snapshot.py, CURRENT written last; refused when it would shrink CURRENT's
+    snapshot, unless `allow_shrink`). A failure is one line naming it; the local publish
+    stands either way."""
     from gpucost.warehouse import data_dir
 
     try:
@@ -176,7 +177,7 @@ def _upload_snapshot() -> bool:
         from gpucost.cluster.snapshot import publish_snapshot
 
         settings = load_settings().require("s3_endpoint", "writer_key", "writer_secret")
-        record = publish_snapshot(data_dir(), settings)
+        record = publish_snapshot(data_dir(), settings, allow_shrink=allow_shrink)
     except Exception as exc:  # S3 down, keys refused, cluster package missing: named
         print(f"object storage: NOT uploaded ({type(exc).__name__}: {one_line(str(exc))}); "
               "the local publish stands", file=sys.stdout)
