@@ -7,7 +7,8 @@ not another process that got its pid after a crash or a reboot), signal it or st
 Each server's record is also written alone, when it starts, to `<dir>/pids/<name>.json`: when
 servers.json is gone or damaged, the servers are found by these (`read_servers_from` says
 which was read), and `down` also stops any process left whose working directory is inside the
-cluster folder and that leads its own session (as every server here does): `scan_leftovers`.
+cluster folder, that leads its own session and runs a server's command (as every server here
+does): `scan_leftovers`.
 One `up`, `down`, start or stop at a time per cluster folder (`<dir>/.lock`). Ports are
 chosen free, below the kernel's ephemeral range, and kept across restarts when they are free.
 How each server is asked and stopped (PostgreSQL: pg_isready, pg_ctl) is in servers.py.
@@ -287,27 +288,50 @@ def drop_pid_records(dir: Path, keep: set[str]) -> None:
             path.unlink(missing_ok=True)
 
 
+def _ancestors() -> set[int]:
+    """This process and its parents up to init (a shell whose cwd is the cluster folder is
+    never a leftover server)."""
+    pids, pid = set(), os.getpid()
+    while pid > 1 and pid not in pids:
+        pids.add(pid)
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+        except (OSError, IndexError, ValueError):
+            break
+    return pids
+
+
+def _server_command(argv: list[str]) -> bool:
+    """Whether a command line is one of the cluster's servers: weed, postgres, or
+    `python -m prefect server|worker ...`."""
+    return bool(argv) and (Path(argv[0]).name in ("weed", "postgres")
+                           or "prefect" in argv[1:4])
+
+
 def scan_leftovers(dir: Path, known: set[int]) -> list[tuple[int, str]]:
-    """(pid, command name) of every process, not in `known`, that leads its own session and
-    whose working directory is inside `dir`: a server of this cluster that no record names
-    (every server is started in a session of its own, with its cwd in the cluster folder;
-    nothing outside the folder is ever matched)."""
+    """(pid, command name) of every process, not in `known`, that leads its own session,
+    runs a server's command (weed, postgres, prefect) and whose working directory is inside
+    `dir`: a server of this cluster that no record names (every server is started so).
+    Nothing outside the folder, no shell and no parent of this process is ever matched."""
     root = Path(dir).resolve()
+    skip = known | _ancestors()
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         pid = int(entry.name)
-        if pid in known or pid == os.getpid():
+        if pid in skip:
             continue
         try:
             if os.getsid(pid) != pid:
                 continue
             cwd = Path(os.readlink(entry / "cwd"))
+            argv = (entry / "cmdline").read_bytes().decode("utf-8", "replace").split("\0")
             comm = (entry / "comm").read_text().strip()
         except OSError:
             continue
-        if (cwd == root or root in cwd.parents) and _proc_state(pid) not in ("Z", "X", ""):
+        if (cwd == root or root in cwd.parents) and _server_command(argv) \
+                and _proc_state(pid) not in ("Z", "X", ""):
             found.append((pid, comm))
     return found
 

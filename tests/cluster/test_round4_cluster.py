@@ -64,6 +64,17 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data
 
 
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A publisher's fresh data dir: an empty build, published locally (no local baseline,
+    so the embedded guard lets it through)."""
+    from gpucost.flows import steps
+
+    data = tmp_path_factory.mktemp("fresh") / "data"
+    steps.build_and_publish(data)
+    return data
+
+
 def _reader_env(monkeypatch: pytest.MonkeyPatch, config: Path, data: Path) -> None:
     for env in FIELDS.values():
         monkeypatch.delenv(env, raising=False)
@@ -239,12 +250,10 @@ def test_a_current_over_the_cap_on_the_real_store_is_refused(cluster: ClusterSet
 # -- the shrink guard on CURRENT ------------------------------------------------------------
 
 def test_a_snapshot_that_shrinks_is_refused_against_current(
-        cluster: ClusterSettings, local: Path, tmp_path: Path) -> None:
+        cluster: ClusterSettings, local: Path, fresh: Path) -> None:
     """A publisher on a fresh data dir (an empty build: no local baseline, so the embedded
     guard passes) would replace CURRENT with an empty snapshot: refused, nothing uploaded,
     CURRENT and the exports unchanged; --allow-shrink publishes it."""
-    from gpucost.flows import steps
-
     publish_snapshot(local, cluster, allow_shrink=True)
     before = read_current(cluster)
     skypilot = before["health"]["skypilot"]
@@ -253,8 +262,6 @@ def test_a_snapshot_that_shrinks_is_refused_against_current(
     exports = store.list(cluster.published_bucket, "exports/")
     warehouses = store.list(cluster.published_bucket, "warehouse/")
 
-    fresh = tmp_path / "fresh"
-    steps.build_and_publish(fresh)  # nothing published here before: no local guard
     with pytest.raises(SnapshotShrinkError) as refused:
         publish_snapshot(fresh, cluster)
     message = str(refused.value)
@@ -272,18 +279,14 @@ def test_a_snapshot_that_shrinks_is_refused_against_current(
 
 
 def test_refresh_upload_names_the_shrink_in_one_line(
-        cluster: ClusterSettings, local: Path, tmp_path: Path,
+        cluster: ClusterSettings, local: Path, fresh: Path, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """`gpucost refresh --upload` from a small data dir: the local publish stands, the upload
     is refused in one line, exit 3."""
-    from gpucost.flows import steps
     from gpucost.flows.cli.refresh import _upload_snapshot
 
     publish_snapshot(local, cluster, allow_shrink=True)
     before = read_current(cluster)
-    fresh = tmp_path / "fresh"
-    steps.build_and_publish(fresh)
-    monkeypatch.setenv("GPUCOST_DATA_DIR", str(fresh))
     _reader_env(monkeypatch, write_settings(cluster, tmp_path / "cluster.json"), fresh)
     capsys.readouterr()
     assert _upload_snapshot() is False
@@ -305,8 +308,9 @@ def _sleepers(dir: Path, names: list[str]) -> list[int]:
     for name in names:
         cwd = dir / "sleepers" / name
         cwd.mkdir(parents=True)
-        server = Server(name, [sys.executable, "-c", "import time; time.sleep(600)"], {},
-                        str(cwd), 0, [], "http:/", grace=2.0)
+        # the command line of a worker (`python -m prefect worker ...`), as the scan knows it
+        argv = [sys.executable, "-c", "import time; time.sleep(600)", "prefect", "worker"]
+        server = Server(name, argv, {}, str(cwd), 0, [], "http:/", grace=2.0)
         _spawn(dir, server)
         servers.append(server)
     _write_servers(dir, servers)
@@ -336,8 +340,11 @@ def test_down_finds_its_servers_by_their_pid_records(
     pids = _sleepers(tmp_path, names)
     (tmp_path / "servers.json").write_text('{"servers": [{"name": "mas', encoding="utf-8")
     (tmp_path / "pids" / "fetcher-1.json").write_text("{damaged", encoding="utf-8")
-    outsider = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"],
-                                cwd=tmp_path.parent, start_new_session=True)
+    # the same command outside the folder, and another command inside it: never touched
+    sleep = [sys.executable, "-c", "import time; time.sleep(600)"]
+    outsider = subprocess.Popen([*sleep, "prefect", "worker"], cwd=tmp_path.parent,
+                                start_new_session=True)
+    shell = subprocess.Popen(sleep, cwd=tmp_path, start_new_session=True)
     try:
         capsys.readouterr()
         assert main(["cluster", "down", "--dir", str(tmp_path)]) == 0
@@ -350,10 +357,11 @@ def test_down_finds_its_servers_by_their_pid_records(
         while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert all(_gone(p) for p in pids)
-        assert outsider.poll() is None  # its cwd is outside the folder: never touched
+        assert outsider.poll() is None and shell.poll() is None
     finally:
-        outsider.kill()
-        outsider.wait()
+        for proc in (outsider, shell):
+            proc.kill()
+            proc.wait()
 
 
 def test_status_of_the_real_cluster_reads_the_pid_records(
@@ -550,7 +558,7 @@ def test_a_publish_run_nobody_starts_is_cancelled_and_never_publishes(
         "no publisher worker started the publish run within 3 s (pool gpucost-publisher: ")
     assert result["detail"].endswith("the run is cancelled and will not publish later "
                                      "(GPUCOST_CLUSTER_PUBLISH_START_S sets the wait)")
-    time.sleep(3 * float(WORKER_QUERY_SECONDS) + 2)  # the worker polled its pool since
+    time.sleep(2 * float(WORKER_QUERY_SECONDS) + 1)  # the worker polled its pool since
     with get_client(sync_client=True) as client:
         states = [s.type.value for s in client.read_flow_run_states(result["id"])]
     assert "RUNNING" not in states and states[-1] == "CANCELLED", states
