@@ -268,3 +268,43 @@ CLIENT_CASES: list[Case] = [
          "reads them (pyarrow in the lock)",
          "tests/warehouse/test_exports.py::test_every_mart_exported_with_documented_columns"),
 ]
+
+# round 4, cluster mode (tests/cluster, run by make cluster-test)
+_C4 = "tests/cluster/test_round4_cluster.py::"
+ROUND4_CLUSTER_CASES: list[Case] = [
+    Case(4, "a cached remote snapshot replaced by other bytes of the same size (`sql --remote` "
+            "answered from the planted file)",
+         "hashed on every open: removed, downloaded again, one note says so",
+         _C4 + "test_a_planted_cache_file_of_the_right_size_is_downloaded_again"),
+    Case(4, "a warehouse object trickling 4 bytes/s (held `sql --remote` past 90 s)",
+         "given up at the minimum rate (64 KiB/s over timeout_s): one line, exit 1, ~1 s",
+         _C4 + "test_a_trickling_warehouse_object_is_given_up_at_the_minimum_rate"),
+    Case(4, "a 300 MB CURRENT (read into memory, 992 MB peak, then refused)",
+         "refused unread from its Content-Length (1 MiB cap)",
+         _C4 + "test_a_huge_current_is_refused_unread"),
+    Case(4, "a CURRENT over the cap on the real store", "SnapshotCorruptError, refused unread",
+         _C4 + "test_a_current_over_the_cap_on_the_real_store_is_refused"),
+    Case(4, "a publish that shrinks the snapshot (gpu_offers 8,461 -> 51 flipped unguarded)",
+         "SnapshotShrinkError (the embedded shrink test against CURRENT): nothing uploaded, "
+         "CURRENT and exports unchanged",
+         _C4 + "test_a_snapshot_that_shrinks_is_refused_against_current"),
+    Case(4, "`refresh --upload` from a fresh data dir", "NOT uploaded in one line, exit 3",
+         _C4 + "test_refresh_upload_names_the_shrink_in_one_line"),
+    Case(4, "servers.json damaged while the cluster runs (`cluster down` stopped 0 of 10)",
+         "found by their pid records (and a scan of the cluster folder): all stopped",
+         _C4 + "test_down_finds_its_servers_by_their_pid_records"),
+    Case(4, "servers.json damaged: `cluster status`", "the ten servers found, all up",
+         _C4 + "test_status_of_the_real_cluster_reads_the_pid_records"),
+    Case(4, "an Iceberg conflict outlasting pyiceberg's retries (gave up after 1 attempt)",
+         "at least 3 rounds: lands once",
+         _C4 + "test_a_conflict_that_outlasts_pyiceberg_retries_is_retried"),
+    Case(4, "an Iceberg conflict that never ends",
+         "SharedRawCommitError naming rounds, commit attempts and conflicts",
+         _C4 + "test_a_conflict_that_never_ends_is_named_with_its_attempts"),
+    Case(4, "two `cluster refresh` at once (one exited 3, 4 sources not fetched)",
+         "the second refused by name (holder's host, pid, start), exit 1; or queued (--wait)",
+         _C4 + "test_a_second_cluster_refresh_is_refused_by_name_or_queued"),
+    Case(4, "the publisher worker stopped (silent 1,023 s, then the run published later)",
+         "cancelled after a bounded wait (GPUCOST_CLUSTER_PUBLISH_START_S), never runs later",
+         _C4 + "test_a_publish_run_nobody_starts_is_cancelled_and_never_publishes"),
+]
