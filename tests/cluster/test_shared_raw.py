@@ -399,7 +399,9 @@ def test_a_table_from_before_price_kind_gains_the_column(cluster) -> None:  # ty
 
     from gpucost.cluster.raw_commits import TABLE_PROPERTIES
 
-    old_schema = Schema(*(f for f in raw_tables.PRICE_SCHEMA.fields if f.name != "price_kind"))
+    # the columns added since (price_kind; payment and available, issue 41) are all missing
+    newer = ("price_kind", "payment", "available")
+    old_schema = Schema(*(f for f in raw_tables.PRICE_SCHEMA.fields if f.name not in newer))
     when = datetime(2026, 3, 1, tzinfo=UTC)
     with SharedRaw(cluster, namespace=_namespace()) as shared:
         shared.catalog.create_namespace(shared.namespace)
@@ -409,7 +411,7 @@ def test_a_table_from_before_price_kind_gains_the_column(cluster) -> None:  # ty
         shared.ensure_tables()  # raw.fetches only: the old observations table stays as it is
         old_id = uuid7()
         old_rows = raw_tables.price_rows(_prices(2, when), {"fetch_id": old_id, "source": "old"})
-        table.append(old_rows.drop_columns(["price_kind"]))
+        table.append(old_rows.drop_columns([c for c in newer if c in old_rows.column_names]))
         shared.append_fetch({"source": "old", "fetch_id": old_id, "observed_at": when})
         assert shared.observations()["price_kind"].to_pylist() == [None, None]
 
