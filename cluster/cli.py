@@ -115,9 +115,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         settings = load_settings(Path(args.dir) / "cluster.json" if args.dir
                                  else config_path()).require(
             "prefect_api_url", "s3_endpoint", "writer_key", "writer_secret", "postgres_url")
-        flows.deploy(settings)
         run = flows.run_cluster_refresh(args.source, batches=args.batches, settings=settings,
-                                        wait_s=args.wait, say=_say)
+                                        wait_s=args.wait, say=_say, deploy_first=True)
     except Exception as exc:  # not configured, Prefect server gone...: one named line
         from gpucost.catalog.secrets import redact
 

@@ -615,15 +615,19 @@ def _pool_workers(settings: ClusterSettings) -> str:
 def run_cluster_refresh(names: list[str] | None = None, batches: int = DEFAULT_BATCHES,
                         env: dict[str, str] | None = None, timeout_s: float = 900.0,
                         settings: ClusterSettings | None = None, wait_s: float = 0.0,
-                        start_s: float | None = None, say: Any = None) -> ClusterRun:
+                        start_s: float | None = None, say: Any = None,
+                        deploy_first: bool = False) -> ClusterRun:
     """Fetch `names` (default: every source) in `batches` runs of the fetch deployment, wait
     for them, then run the publish deployment once (a failed batch does not stop the
     publish: its sources' failures are markers like any other). `env` is passed to the runs
     as job variables (e.g. GPUCOST_SOURCE_URL_* overrides). One refresh at a time
     (refresh_lock: ClusterRefreshBusyError, or queued for `wait_s`); a publish run not
-    started within `start_s` is cancelled (run_publish)."""
+    started within `start_s` is cancelled (run_publish). `deploy_first`: register the
+    deployments (deploy) once the lock is held."""
     settings = settings or load_settings()
     with refresh_lock(settings, wait_s, say):
+        if deploy_first:
+            deploy(settings)
         return _run_cluster_refresh(names, batches, env, timeout_s, settings, start_s)
 
 

@@ -499,7 +499,9 @@ def test_a_second_cluster_refresh_is_refused_by_name_or_queued(
                                   f"cluster refresh on {os.uname().nodename}"[:90]), message
         assert f"pid {os.getpid()} since " in message
         capsys.readouterr()
+        start = time.monotonic()
         assert main(["cluster", "refresh", "--dir", str(cluster_dir)]) == EXIT_FAILED
+        assert time.monotonic() - start < 5  # refused before anything is registered or run
         err = capsys.readouterr().err
         assert err.startswith("error: ClusterRefreshBusyError: refused: another cluster "
                               "refresh is running (gpucost cluster refresh on ")
@@ -567,6 +569,36 @@ def test_a_publish_run_nobody_starts_is_cancelled_and_never_publishes(
     except Exception:
         after = None
     assert after == before
+
+
+def test_cluster_refresh_says_the_publish_run_was_cancelled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI's last line for a cancelled publish run is its reason, exit 1."""
+    from gpucost.cluster import flows
+    from gpucost.flows.cli.main import main
+    from gpucost.flows.cli.output import EXIT_FAILED
+
+    detail = ("no publisher worker started the publish run within 120 s (pool "
+              "gpucost-publisher: 0 of 1 workers online); the run is cancelled and will not "
+              "publish later (GPUCOST_CLUSTER_PUBLISH_START_S sets the wait)")
+    run = flows.ClusterRun(fetch_runs=[{"id": "f1", "sources": ["lambda"],
+                                        "state": "COMPLETED"}],
+                           publish_run={"id": "p1", "state": "CANCELLED", "detail": detail},
+                           sources={"lambda": ("ok", 3, None)})
+    monkeypatch.setattr(flows, "run_cluster_refresh", lambda *a, **k: run)
+    settings = ClusterSettings(s3_endpoint="http://127.0.0.1:9", writer_key="w",
+                               writer_secret="writer-secret-round4",
+                               postgres_url="postgresql://u:p@127.0.0.1:9/gpucost",
+                               prefect_api_url="http://127.0.0.1:9/api")
+    write_settings(settings, tmp_path / "cluster.json")
+    for env in FIELDS.values():
+        monkeypatch.delenv(env, raising=False)
+    capsys.readouterr()
+    assert main(["cluster", "refresh", "--dir", str(tmp_path)]) == EXIT_FAILED
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2] == "1 of 1 sources refreshed; NOT published (the previous snapshot stays)"
+    assert lines[-1] == f"NOT published: {detail}"
 
 
 def test_the_publish_start_bound_is_read_from_the_environment(

@@ -307,4 +307,7 @@ ROUND4_CLUSTER_CASES: list[Case] = [
     Case(4, "the publisher worker stopped (silent 1,023 s, then the run published later)",
          "cancelled after a bounded wait (GPUCOST_CLUSTER_PUBLISH_START_S), never runs later",
          _C4 + "test_a_publish_run_nobody_starts_is_cancelled_and_never_publishes"),
+    Case(4, "`cluster refresh` whose publish run was cancelled",
+         "its last line names why: NOT published: no publisher worker started ..., exit 1",
+         _C4 + "test_cluster_refresh_says_the_publish_run_was_cancelled"),
 ]
