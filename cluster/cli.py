@@ -133,11 +133,15 @@ def cmd_refresh(args: argparse.Namespace) -> int:
                f"({run.seconds:.1f} s in all)"))
     print(safe(run.verdict()))
     if not run.ok:
+        # its state's message: why it was cancelled, or the publisher's named error (a
+        # shrink refused, the store unavailable...)
         detail = run.publish_run.get("detail")
-        print(safe(f"NOT published: {one_line(detail)}") if detail and
-              run.publish_run.get("state") == "CANCELLED" else
-              "NOT published: the publish run did not complete (its logs are on the Prefect "
-              f"server, {settings.prefect_api_url})")
+        if detail and run.publish_run.get("state") == "CANCELLED":
+            print(safe(f"NOT published: {one_line(detail)}"))
+        else:
+            print(safe("NOT published: the publish run did not complete"
+                       + (f" ({one_line(detail)[:400]})" if detail else "")
+                       + f"; its logs are on the Prefect server, {settings.prefect_api_url}"))
         return EXIT_FAILED
     failed = any(r["state"] != "COMPLETED" for r in run.fetch_runs) or (
         args.strict and any(v[0] == "failed" for v in run.sources.values()))

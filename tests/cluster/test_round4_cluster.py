@@ -599,6 +599,15 @@ def test_cluster_refresh_says_the_publish_run_was_cancelled(
     lines = capsys.readouterr().out.splitlines()
     assert lines[-2] == "1 of 1 sources refreshed; NOT published (the previous snapshot stays)"
     assert lines[-1] == f"NOT published: {detail}"
+    # a failed publish run: its named error, in the same line
+    run.publish_run = {"id": "p2", "state": "FAILED", "detail": (
+        "Flow run encountered an exception: SnapshotShrinkError: refused: the new snapshot "
+        "would hold far fewer rows than the one CURRENT names")}
+    assert main(["cluster", "refresh", "--dir", str(tmp_path)]) == EXIT_FAILED
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("NOT published: the publish run did not complete (Flow run "
+                           "encountered an exception: SnapshotShrinkError: refused: "), last
+    assert last.endswith("; its logs are on the Prefect server, http://127.0.0.1:9/api")
 
 
 def test_the_publish_start_bound_is_read_from_the_environment(
