@@ -135,17 +135,17 @@ def test_graphql_stock_status_per_cloud() -> None:
     """tests/fixtures/runpod/graphql_stock.json (our own, in the shape of a gpuTypes query
     asking `secure: lowestPrice(input: {gpuCount: 1, secureCloud: true}) { stockStatus }` and
     `community: ...secureCloud: false...`), read by hand: H100 SXM secure High / community
-    Low -> both True; H200 secure null -> False, community Medium -> True; B200 secure "None"
+    Low -> both True; H100 NVL secure null -> False, community Medium -> True; B200 secure "None"
     -> False (community price 0: not offered, no row); L4 has no stock block -> None."""
     result = _parse(FIXTURES / "graphql_stock.json")
     stock = {(o.sku, o.pricing_model): o.available for o in result.prices}
     assert stock == {
         ("H100 SXM", "on_demand"): True, ("H100 SXM", "community"): True,
-        ("H200 SXM", "on_demand"): False, ("H200 SXM", "community"): True,
+        ("H100 NVL", "on_demand"): False, ("H100 NVL", "community"): True,
         ("B200", "on_demand"): False,
         ("L4", "on_demand"): None, ("L4", "community"): None,
     }
-    assert _prices(result)[("H200 SXM", "on_demand")] == 3.59  # prices unchanged by stock
+    assert _prices(result)[("H100 NVL", "on_demand")] == 3.19  # prices unchanged by stock
 
 
 def test_stock_status_words() -> None:
