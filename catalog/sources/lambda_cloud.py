@@ -19,11 +19,37 @@ regional), provider "lambda", stream "pricing_page". Zero-width characters are s
 A page with neither layout -> ParseError("no known Lambda pricing layout"); a layout with
 zero priced rows -> EmptyPayloadError. ParseResult.observed_at is set from the Wayback capture
 comment at the top of a recorded page (``/web/20241103180910id_/``), else left None.
+
+The same source also reads Lambda's instance-types API answer, chosen by the payload's shape
+(a JSON object, not a page): ``GET https://cloud.lambda.ai/api/v1/instance-types`` (an API
+key is required, so the live fetch stays the public page; a saved answer is replayed with
+``gpucost ingest lambda FILE.json``). The answer is ``{"data": {"<name>": {"instance_type":
+{"name", "description", "gpu_description", "price_cents_per_hour", "specs": {"vcpus",
+"memory_gib", "storage_gib", "gpus"}}, "regions_with_capacity_available": [{"name",
+"description"}, ...]}}}``; no recording exists, tests/fixtures/lambda/instance_types.json is
+one in that shape.
+
+* one observation per GPU instance type (``specs.gpus`` >= 1; CPU-only types are skipped):
+  sku = ``name`` (``gpu_8x_h100_sxm5``, as SkyPilot's Lambda catalog names it),
+  gpu_name_raw = ``gpu_description`` ("H100 (80 GB SXM5)"), gpu_count = ``specs.gpus``,
+  price_per_hour = ``price_cents_per_hour`` / 100 (the whole instance, USD), vcpus, ram_gb =
+  ``memory_gib``, pricing_model "on_demand", stream "instance_types_api".
+* region "" as on the page: Lambda's price is the same in every region, and the answer lists
+  only the regions that have capacity now, never the whole region list, so no row per region
+  could say "no capacity here".
+* stock (PriceObservation.available): ``regions_with_capacity_available`` non-empty -> True
+  (it can be launched now, in at least one region), an empty list -> False (no capacity in
+  any region), the field missing or not a list -> None (not stated).
+* a missing or non-positive price -> Reject("zero_or_missing_price"); a GPU count that is no
+  count -> Reject("gpu_count_invalid"); JSON without a ``data`` object -> ParseError; no
+  accepted type -> EmptyPayloadError.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from bs4 import BeautifulSoup, Tag
 
@@ -67,6 +93,8 @@ def _vram_label(gb: float | None) -> str:
 
 
 def parse(payload: Payload) -> ParseResult:
+    if payload.content.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        return parse_instance_types(payload)
     soup, result = read_page(payload, STREAM)
     rows_2026 = soup.select("tr[data-plan]")
     rows_2024 = [s for s in soup.find_all("strong") if _TITLE_2024.match(node_text(s))]
@@ -179,6 +207,63 @@ def _parse_2026_row(row: Tag, soup: BeautifulSoup, result: ParseResult) -> None:
         vram_gb=_memory_gb(_cell(row, "VRAM")), vcpus=plain_number(_cell(row, "VCPU")),
         ram_gb=_memory_gb(_cell(row, "RAM")),
     ))
+
+
+# -- the instance-types API: {"data": {"<name>": {"instance_type": {...}, ...}}} --------------
+
+API_STREAM = "instance_types_api"
+
+
+def capacity_available(entry: dict[str, Any]) -> bool | None:
+    """True when the answer lists a region with capacity, False for an empty list, None when
+    the field is absent (not stated)."""
+    regions = entry.get("regions_with_capacity_available")
+    if not isinstance(regions, list):
+        return None
+    return len(regions) > 0
+
+
+def parse_instance_types(payload: Payload) -> ParseResult:
+    """Lambda's instance-types API answer (see the module docstring)."""
+    try:
+        doc = json.loads(payload.content)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ParseError(f"lambda {payload.name}: not valid JSON ({exc})") from exc
+    data = doc.get("data") if isinstance(doc, dict) else None
+    if not isinstance(data, dict):
+        raise ParseError(f"lambda {payload.name}: JSON without a 'data' object of instance "
+                         "types")
+    result = ParseResult(stream=API_STREAM)
+    for key, entry in sorted(data.items()):
+        if not isinstance(entry, dict) or not isinstance(entry.get("instance_type"), dict):
+            continue
+        kind = entry["instance_type"]
+        raw = json.dumps(entry, sort_keys=True)[:2000]
+        name = clean_text(str(kind.get("name") or key))
+        specs = kind.get("specs") if isinstance(kind.get("specs"), dict) else {}
+        if not specs.get("gpus"):  # a CPU-only instance type
+            continue
+        count, why = read_gpu_count(specs.get("gpus"))
+        if count is None:
+            result.rejects.append(Reject(GPU_COUNT_INVALID, f"{name}: {why}", raw))
+            continue
+        cents = kind.get("price_cents_per_hour")
+        if isinstance(cents, bool) or not isinstance(cents, int | float) or not cents > 0:
+            result.rejects.append(Reject(
+                "zero_or_missing_price", f"{name}: price_cents_per_hour {cents!r}", raw))
+            continue
+        gpu_name = clean_text(str(kind.get("gpu_description") or kind.get("description")
+                                  or name))
+        result.prices.append(PriceObservation(
+            provider="lambda", sku=name, region="", pricing_model="on_demand",
+            price_per_hour=round(cents / 100, 6), gpu_name_raw=gpu_name, gpu_count=count,
+            vcpus=plain_number(str(specs.get("vcpus") or "")),
+            ram_gb=plain_number(str(specs.get("memory_gib") or "")),
+            available=capacity_available(entry),
+        ))
+    return finish_cheapest(
+        result, f"lambda {payload.name}: instance-types answer without a priced GPU type",
+        f"{len(data)} instance types")
 
 
 SOURCE = Source(

@@ -48,6 +48,17 @@ JSON object, not a page), ``POST https://api.runpod.io/graphql`` with
   Reject("gpu_unknown").
 * JSON that is not ``{"data": {"gpuTypes": [...]}}`` (a GraphQL ``errors`` answer, a
   truncated body) -> ParseError; no accepted price -> EmptyPayloadError.
+* Stock (PriceObservation.available), per GPU type and cloud, where the answer states it.
+  RunPod reports stock as ``lowestPrice(input: {gpuCount: 1, secureCloud: true|false})
+  { stockStatus }`` ("High" | "Medium" | "Low" | null); a query asking for both clouds
+  aliases the two blocks, and the parser reads them under the aliases ``secure`` and
+  ``community`` (``{"secure": {"stockStatus": "High"}, "community": {"stockStatus":
+  null}}``), each for its own tier (on_demand / community). Mapping: High, Medium or Low
+  (any case) -> True (some stock: the pod can be launched now); a block present whose
+  ``stockStatus`` is null, empty or "None" -> False (RunPod states no stock in that cloud:
+  the console's "unavailable"); no block, a block that is not an object or an unknown word
+  -> None (not stated). An un-aliased ``lowestPrice`` block names no cloud, so it is not
+  read. The recorded answer (provider_api/runpod) asked for prices only: every row None.
 """
 
 from __future__ import annotations
@@ -207,6 +218,10 @@ def _parse_row(node: Tag, result: ParseResult) -> None:
 GRAPHQL_STREAM = "graphql_gpu_types"
 GRAPHQL_TIERS = (("securePrice", "on_demand"), ("communityPrice", "community"))
 PLACEHOLDER_PRICE = 0.5
+# the aliased lowestPrice blocks that state each tier's stock (module docstring)
+STOCK_BLOCKS = {"on_demand": "secure", "community": "community"}
+STOCK_WORDS = {"high", "medium", "low"}
+NO_STOCK_WORDS = {"", "none"}
 _MIG = re.compile(r"^(?P<card>.+?)\s+MIG\s+(?P<slices>\d+)g\.(?P<gb>\d+(?:\.\d+)?)gb$", re.I)
 
 
@@ -232,6 +247,22 @@ def _api_price(value: Any) -> float | None:
     except ValueError:
         return None
     return price if price == price and price not in (float("inf"), float("-inf")) else None
+
+
+def stock_status(entry: dict[str, Any], model: str) -> bool | None:
+    """Whether the tier `model` of a gpuTypes entry can be launched now, as its aliased
+    lowestPrice block states it: True (High / Medium / Low), False (stockStatus null or
+    "None"), None (no block: not stated). See the module docstring."""
+    block = entry.get(STOCK_BLOCKS[model])
+    if not isinstance(block, dict) or "stockStatus" not in block:
+        return None
+    status = block["stockStatus"]
+    if status is None:
+        return False
+    word = clean_text(str(status)).lower()
+    if word in STOCK_WORDS:
+        return True
+    return False if word in NO_STOCK_WORDS else None
 
 
 def parse_graphql(payload: Payload) -> ParseResult:
@@ -280,6 +311,7 @@ def parse_graphql(payload: Payload) -> ParseResult:
                     provider="runpod", sku=label, region="", pricing_model=model,
                     price_per_hour=price, gpu_name_raw=gpu_id, gpu_count=count,
                     gpu_memory_gb=gb if gb and gb > 0 else None,
+                    available=stock_status(entry, model),
                 ))
     return finish_cheapest(
         result, f"runpod {payload.name}: gpuTypes answer without an accepted price",

@@ -37,6 +37,15 @@ They are aggregated into buckets of (GPU name, GPUs per offer):
 A body that is not JSON or has no ``offers`` list -> ParseError; no accepted offer ->
 EmptyPayloadError.
 
+Stock (PriceObservation.available): an offer can be launched now when ``rentable`` is true
+and ``rented`` is not true (``rented`` false, or not stated: ``rentable`` is Vast's own
+"can be rented" flag); ``rented`` true -> not now (another tenant holds the machine); neither
+field stated -> unknown. A bucket is available (True) when any of its offers can be launched
+now, False when its offers state they cannot (all rented), None when no offer states either;
+both rows of a bucket (community and interruptible_bid) carry the bucket's flag. The live
+query asks for rentable, not rented offers, so a live bucket is normally True; the projected
+recording (below) has neither field: None.
+
 A second shape is read too, chosen by the payload (a JSON *list* instead of the object): the
 projected offers recorded in ../shared/data/prices/provider_api/vastai/ (undated), a list of
 offers that kept only ``gpu_name``, ``gpu_ram``, ``num_gpus`` and ``dph_total``:
@@ -145,11 +154,29 @@ def gpu_label(name: str, gpu_ram_mib: float | None) -> str:
     return name
 
 
+def offer_available(offer: dict[str, Any]) -> bool | None:
+    """Whether one Vast offer can be launched now (module docstring): True, False or None
+    (neither ``rentable`` nor ``rented`` stated)."""
+    rentable, rented = offer.get("rentable"), offer.get("rented")
+    if rented is True or rentable is False:
+        return False
+    return True if rentable is True else None
+
+
+def bucket_available(states: Sequence[bool | None]) -> bool | None:
+    """A bucket: True when any offer can be launched now, False when offers say they cannot
+    and none can, None when no offer states it."""
+    if any(s is True for s in states):
+        return True
+    return False if any(s is False for s in states) else None
+
+
 def parse(payload: Payload) -> ParseResult:
     offers, price_field = _offers(payload)
     result = ParseResult(stream=STREAM if price_field == "dph_base" else PROJECTED_STREAM)
     buckets: dict[tuple[str, float], dict[str, list[float]]] = defaultdict(
         lambda: {"base": [], "bid": [], "vram": []})
+    stock: dict[tuple[str, float], list[bool | None]] = defaultdict(list)
     for offer in offers:
         if not isinstance(offer, dict):
             continue
@@ -176,6 +203,7 @@ def parse(payload: Payload) -> ParseResult:
         ram = _number(offer.get("gpu_ram"))
         bucket = buckets[(gpu_label(name, ram), count)]
         bucket["base"].append(base)
+        stock[(gpu_label(name, ram), count)].append(offer_available(offer))
         bid = _number(offer.get("min_bid"))
         if bid is not None and bid > 0:
             bucket["bid"].append(bid)
@@ -193,6 +221,7 @@ def parse(payload: Payload) -> ParseResult:
                 gpu_count=count, gpu_memory_gb=vram, offer_count=len(prices),
                 price_p10_per_hour=round(quantile(prices, 0.1), 6),
                 price_p90_per_hour=round(quantile(prices, 0.9), 6),
+                available=bucket_available(stock[(label, count)]),
             ))
     if not result.prices:
         raise_empty(result, f"vast {payload.name}: no priced offer", f"{len(offers)} offers")

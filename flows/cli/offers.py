@@ -33,6 +33,14 @@ loaded). A day before the first observation, in the future or malformed is a usa
 (exit 2). docs/offers.md.
 
 The same query from Python: `gpucost.offers("H100:8", max_price=3.5)` returns a DataFrame.
+
+Stock (`--available`, `gpucost.offers(..., available=True)`): gpu_offers.available is the
+payload's own flag (RunPod stockStatus, Vast rentable / rented, Lambda's regions with
+capacity; null where the payload does not say). `--available` keeps only offers that can be
+launched now: flagged true AND dated AND not stale; an undated or stale offer flagged true
+was in stock when observed, which says nothing about now. Without the option nothing is
+hidden: the column `available` (csv / json) and a mark in the age cell (in stock, was in
+stock, no stock; nothing when not stated) show it. docs/offers.md.
 """
 
 from __future__ import annotations
@@ -62,7 +70,7 @@ COLUMNS = ["accelerator_id", "accelerator_name", "provider", "seller", "listing_
            "gpu_memory_gb", "usd_per_bf16_pflop_hour", "n_regions", "observed_at",
            "observed_at_known", "observed_at_precision", "age_days", "is_stale", "is_disputed",
            "price_kind", "source", "source_kind",
-           "fetch_id", "source_url"]
+           "fetch_id", "source_url", "available"]
 # with --workload: the measured result behind each offer's cost per million tokens
 WORKLOAD_COLUMNS = ["workload", "round", "submitter", "software_family",
                     "result_accelerator_count", "match", "match_note",
@@ -280,7 +288,8 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
                  sort: str = "price", all_regions: bool = False,
                  include_crosscheck: bool = False, include_reference: bool = False,
                  dated_only: bool = False, max_age_days: float | None = None,
-                 workload: str | None = None, include_resold: bool = True) -> Any:
+                 workload: str | None = None, include_resold: bool = True,
+                 available: bool = False) -> Any:
     """The offers as a pandas DataFrame (columns COLUMNS): dated offers first, then undated
     ones (observed_at_known false: age unknown), each group cheapest first by `sort`.
     Resold offers (listing_kind 'resold': an aggregator lists another provider's machine,
@@ -290,7 +299,8 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
     days ago (an undated offer's age is unknown, so it is left out too). workload
     ('llama2-70b', 'gpt-oss-120b:interactive'; the scenario defaults to server) adds
     WORKLOAD_COLUMNS from the mart offer_token_costs: the closest comparable measured result
-    and the offer's USD per million output tokens at it."""
+    and the offer's USD per million output tokens at it. available keeps only offers that can
+    be launched now: the payload flags them available, and they are dated and not stale."""
     name, count = parse_gpu(gpu)
     benchmark, scenario = parse_workload(con, workload) if workload else (None, None)
     if sort not in SORTS:
@@ -331,6 +341,10 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
                 and (not $dated_only or gpu_offers.observed_at_known)
                 and ($max_age is null or (gpu_offers.observed_at_known
                                           and gpu_offers.age_days <= $max_age))
+                -- launchable now: flagged by its payload, and a dated, current observation
+                and (not $available or (coalesce(gpu_offers.available, false)
+                                        and gpu_offers.observed_at_known
+                                        and not gpu_offers.is_stale))
         )
         select
             offers.*,
@@ -364,7 +378,7 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
         "model": pricing_model, "count": count, "max_price": max_price,
         "min_memory": min_memory_gb, "provider": provider, "region": region,
         "dated_only": dated_only, "max_age": max_age_days,
-        "benchmark": benchmark, "scenario": scenario,
+        "benchmark": benchmark, "scenario": scenario, "available": bool(available),
     })
     frame = pd.DataFrame(cur.fetchall(), columns=[d[0] for d in cur.description])
     frame["gpu_memory_gb"] = frame["memory_gb"]
@@ -375,6 +389,10 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
     if left_out:
         frame = frame[~resold].copy()
     frame["observed_at_known"] = frame["observed_at_known"].fillna(False).astype(bool)
+    # the payload's stock flag as True / False / None (not stated), never NaN
+    frame["available"] = pd.Series([None if v is None or v != v else bool(v)
+                                    for v in frame["available"]], index=frame.index,
+                                   dtype=object)
     frame["_undated"] = ~frame["observed_at_known"]
     # a price someone can pay now first: fresh, then stale (far behind the part's newest
     # price), then disputed (the provider's own page states another price)
@@ -385,6 +403,7 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
     frame = frame[COLUMNS + (WORKLOAD_COLUMNS if workload else [])].reset_index(drop=True)
     frame.attrs["resold_left_out"] = left_out
     frame.attrs["price_max_age_days"] = price_max_age_days(con)
+    frame.attrs["available_only"] = bool(available)
     return frame
 
 
@@ -406,7 +425,8 @@ def offers(gpu: str, *, data_dir: Any = None, as_of: Any = None, **filters: Any)
     "all"), sort ("price", "price_per_tflop", "age"), all_regions, include_crosscheck,
     include_reference, dated_only, max_age_days, include_resold (default True: resold offers
     are listed, listing_kind 'resold'; False leaves them out and counts them in
-    frame.attrs["resold_left_out"]). The name is resolved by the SQL macro
+    frame.attrs["resold_left_out"]), available (only offers that can be launched now: flagged
+    available by their payload, dated and not stale). The name is resolved by the SQL macro
     resolve_accelerator, as `gpucost offers` and `gpucost estimate -a` do."""
     from gpucost.warehouse import data_dir as default_data_dir
     from gpucost.warehouse.publish import connect_readonly
@@ -440,6 +460,19 @@ def _age(days: float | None, observed_at: Any = None, precision: Any = None) -> 
     if precision == "month" and observed_at is not None and observed_at == observed_at:
         return f"~{observed_at:%Y-%m}"
     return f"{days:.0f} d" if days >= 1 else f"{days * 24:.0f} h"
+
+
+def stock_mark(available: Any, observed_at_known: Any, is_stale: Any) -> str:
+    """The stock mark of the age cell: ', in stock' (flagged available, dated, not stale:
+    launchable now), ', was in stock' (flagged available but undated or stale: it says
+    nothing about now), ', no stock' (flagged not available), '' (not stated)."""
+    def flag(value: Any) -> bool | None:  # numpy and pandas booleans, NaN / None unknown
+        return None if value is None or value != value else bool(value)
+
+    if flag(available) is True:
+        return ", in stock" if flag(observed_at_known) and not flag(is_stale) \
+            else ", was in stock"
+    return ", no stock" if flag(available) is False else ""
 
 
 def _provider_cell(provider: str, listing_kind: Any, seller: Any) -> str:
@@ -476,7 +509,7 @@ def _hidden_offers(args: argparse.Namespace, model: str) -> str:
                    sort=args.sort, all_regions=args.all_regions, include_crosscheck=True,
                    include_reference=True, dated_only=args.dated_only,
                    max_age_days=args.max_age, include_resold=not args.no_resold,
-                   as_of=args.as_of)
+                   as_of=args.as_of, available=args.available)
     kinds = every["source_kind"].value_counts()
     hints = [f"{kinds[kind]} {label} (--include-{kind} lists them)"
              for kind, label, shown in (
@@ -486,6 +519,36 @@ def _hidden_offers(args: argparse.Namespace, model: str) -> str:
     if not hints:
         return " (first-hand prices; no reference or crosscheck price matches either)"
     return " among first-hand prices; " + " and ".join(hints) + " match"
+
+
+def _unavailable_hint(args: argparse.Namespace, model: str) -> str:
+    """With --available and nothing left: how many offers match without it."""
+    every = offers(args.gpu, min_memory_gb=args.min_memory, max_price=args.max_price,
+                   provider=args.provider, region=args.region, pricing_model=model,
+                   sort=args.sort, all_regions=args.all_regions,
+                   include_crosscheck=args.include_crosscheck,
+                   include_reference=args.include_reference, dated_only=args.dated_only,
+                   max_age_days=args.max_age, include_resold=not args.no_resold,
+                   as_of=args.as_of)
+    return (f"; --available keeps only offers whose payload states they can be launched now "
+            f"(flagged available, dated, not stale): {len(every)} offer(s) match without it, "
+            "of unstated stock, no stock, or undated or stale")
+
+
+def _stock_footer(frame: Any, available_only: bool) -> str:
+    """What the listing says about stock: with --available, that every row is launchable now
+    by its payload; otherwise how many rows state stock at all (nothing when none does)."""
+    if available_only:
+        return ("; only offers whose payload states they can be launched now (--available: "
+                "flagged available, dated, not stale; as of each offer's age)")
+    stated = frame["available"].map(lambda v: v is not None and v == v)
+    if not stated.any():
+        return ""
+    now = sum(stock_mark(r.available, r.observed_at_known, r.is_stale) == ", in stock"
+              for r in frame.itertuples())
+    unstated = len(frame) - int(stated.sum())
+    return (f"; stock stated for {int(stated.sum())} ({now} in stock now; --available keeps "
+            "only those)" + (f", not stated for {unstated}" if unstated else ""))
 
 
 def cmd_offers(args: argparse.Namespace) -> int:
@@ -498,7 +561,7 @@ def cmd_offers(args: argparse.Namespace) -> int:
                        include_reference=args.include_reference,
                        dated_only=args.dated_only, max_age_days=args.max_age,
                        workload=args.workload, include_resold=not args.no_resold,
-                       as_of=args.as_of)
+                       as_of=args.as_of, available=args.available)
     except OffersError as exc:
         print(f"error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
@@ -514,7 +577,8 @@ def cmd_offers(args: argparse.Namespace) -> int:
               f"{safe(repr(args.gpu))}"
               + _hidden_offers(args, model)
               + (f"; {left_out} resold offer(s) match, left out by --no-resold"
-                 if left_out else ""))
+                 if left_out else "")
+              + (_unavailable_hint(args, model) if args.available else ""))
         if unmapped:
             print(unmapped)
         return EXIT_FAILED
@@ -544,7 +608,8 @@ def cmd_offers(args: argparse.Namespace) -> int:
                      r.sku, region, f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
                      f"{r.gpu_count:g}", memory,
                      _age(r.age_days, r.observed_at, r.observed_at_precision)
-                     + (", stale" if r.is_stale is True else ""), *tokens,
+                     + (", stale" if r.is_stale is True else "")
+                     + stock_mark(r.available, r.observed_at_known, r.is_stale), *tokens,
                      f"{r.source}{mark}", r.source_url or "-"])
     header = ["accelerator", "provider", "sku",
               "region" if args.all_regions else "region (cheapest)", "USD/GPU-h",
@@ -568,7 +633,8 @@ def cmd_offers(args: argparse.Namespace) -> int:
           + (f"; dated first, then {undated} undated (age unknown: a file replayed without a"
              " date; --dated-only leaves them out)" if undated else "")
           + (f"; as of the end of {as_of} UTC (what was in force then: ages, staleness and "
-             "disputes counted from that day, no price observed after it)" if as_of else ""))
+             "disputes counted from that day, no price observed after it)" if as_of else "")
+          + _stock_footer(frame, args.available))
     if args.workload:
         workload = frame["workload"].dropna()
         print(f"USD/M tok: USD per million generated tokens = USD/GPU-h / (tok/s/GPU x 3600)"
@@ -614,6 +680,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "without a date); they are listed after the dated ones otherwise")
     o.add_argument("--max-age", type=non_negative, metavar="DAYS",
                    help="only offers observed at most DAYS ago (undated offers are left out)")
+    o.add_argument("--available", action="store_true",
+                   help="only offers whose payload states they can be launched now (RunPod "
+                        "stock, Vast rentable, Lambda capacity), dated and not stale; offers "
+                        "of unstated stock are listed, unmarked, otherwise")
     o.add_argument("--workload", metavar="BENCHMARK[:SCENARIO]",
                    help="add USD per million generated tokens at the closest measured MLPerf "
                         "Inference result, e.g. llama2-70b, gpt-oss-120b:interactive "

@@ -34,6 +34,8 @@
 --   A marketplace's on-demand listing is community capacity: pricing_model 'community'.
 -- * per-GPU memory that disagrees with the catalog's by more than 30% is corrected when it is
 --   the instance's total (divided by the GPU count it agrees), else left null.
+-- * available: true / false where the payload states whether it can be launched now; null =
+--   not stated (reference prices: null).
 
 with
 
@@ -129,6 +131,7 @@ scraped_mapped as (
         snapshots.offer_count,
         snapshots.price_p10_per_hour,
         snapshots.price_p90_per_hour,
+        snapshots.available,
         snapshots.observed_at,
         snapshots.confirmed_at,
         fetches.finished_at as loaded_at,
@@ -202,6 +205,7 @@ reference_offers as (
         cast(null as integer) as offer_count,
         cast(null as double) as price_p10_per_hour,
         cast(null as double) as price_p90_per_hour,
+        cast(null as boolean) as available,
         reference_prices.observed_at,
         reference_prices.observed_at as confirmed_at,
         cast(null as timestamptz) as loaded_at,
@@ -431,7 +435,8 @@ final as (
                     coalesce(getvariable('gpucost_as_of'), current_timestamp)) / 86400.0, 1)
         end as age_days,
         case when flagged.observed_at_known then flagged.confirmed_at end as confirmed_at,
-        flagged.loaded_at
+        flagged.loaded_at,
+        flagged.available
     from current_offers as flagged
     left join catalog_accelerators as catalog_parts using (accelerator_id)
 

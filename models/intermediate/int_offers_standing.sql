@@ -9,6 +9,8 @@
 --   dated observation of the same accelerator (any seller, pricing model or size): a price
 --   from a market that has moved on. Listed, never in a statistic or a price basis;
 -- * newest_observed_at: that newest observation of the accelerator.
+-- * available (from int_offers_mapped): true / false where the payload states whether it can
+--   be launched now; null = not stated.
 
 with
 

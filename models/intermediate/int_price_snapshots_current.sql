@@ -2,6 +2,8 @@
 -- source x stream (see int_fetches_in_force), with that fetch's confirmed_at. A payload that
 -- carries many dates (a daily price history file) contributes only the newest observation
 -- of each offer key (provider x sku x region x pricing_model x os).
+-- available (stg_raw__price_observations): true / false where the payload states whether it
+-- can be launched now; null = not stated.
 
 with
 

@@ -128,3 +128,35 @@ def test_a_price_in_exponent_form_is_not_read_as_its_first_digit() -> None:
     assert all(p.price_per_hour < 1000 for p in result.prices)
     assert lambda_cloud._price("$1e308 / GPU / hr") is None
     assert lambda_cloud._price("$2.99 / GPU / hr") == 2.99
+
+
+# --- the instance-types API (stock: regions_with_capacity_available) --------------------------
+
+def test_instance_types_api_stock() -> None:
+    """tests/fixtures/lambda/instance_types.json (our own, in the API's documented shape), read
+    by hand: gpu_8x_h100_sxm5 2392 cents = 23.92 USD/h for 8 GPUs, two regions with capacity
+    -> available True; gpu_1x_h100_sxm5 329 cents, an empty region list -> False; gpu_1x_a10
+    75 cents, no regions_with_capacity_available field -> None (not stated); gpu_1x_gh200 priced
+    0 -> rejected; cpu_4x_general (no GPU) skipped. One row per type, region "" (not regional)."""
+    result = lambda_cloud.parse(Payload(name="instance_types.json",
+                                        content=(FIXTURES / "instance_types.json").read_bytes(),
+                                        ext="json"))
+    assert result.stream == "instance_types_api"
+    rows = {o.sku: (o.price_per_hour, o.gpu_count, o.region, o.available)
+            for o in result.prices}
+    assert rows == {"gpu_8x_h100_sxm5": (23.92, 8.0, "", True),
+                    "gpu_1x_h100_sxm5": (3.29, 1.0, "", False),
+                    "gpu_1x_a10": (0.75, 1.0, "", None)}
+    h100 = next(o for o in result.prices if o.sku == "gpu_8x_h100_sxm5")
+    assert (h100.gpu_name_raw, h100.vcpus, h100.ram_gb, h100.pricing_model) == (
+        "H100 (80 GB SXM5)", 208.0, 1800.0, "on_demand")
+    assert [r.reason for r in result.rejects] == ["zero_or_missing_price"]
+    with pytest.raises(ParseError, match="'data' object"):
+        lambda_cloud.parse(Payload(name="x.json", content=b'{"error": {"code": "unauthorized"}}'))
+
+
+def test_pages_state_no_stock(shared_data: Path) -> None:
+    """The pricing pages say nothing about capacity: every row None."""
+    for page in (PAGE_2024, PAGE_2026):
+        result = _parse(shared_data / RECORDED / page)
+        assert {o.available for o in result.prices} == {None}

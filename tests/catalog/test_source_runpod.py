@@ -127,3 +127,39 @@ def test_graphql_shapes_of_our_own() -> None:
         runpod.parse(payload('{"data": {"gpuTypes": ['))
     with pytest.raises(EmptyPayloadError, match="without an accepted price"):
         runpod.parse(payload('{"data": {"gpuTypes": [{"id": "unknown", "securePrice": 0}]}}'))
+
+
+# --- stock: the aliased lowestPrice blocks (secure / community) -------------------------------
+
+def test_graphql_stock_status_per_cloud() -> None:
+    """tests/fixtures/runpod/graphql_stock.json (our own, in the shape of a gpuTypes query
+    asking `secure: lowestPrice(input: {gpuCount: 1, secureCloud: true}) { stockStatus }` and
+    `community: ...secureCloud: false...`), read by hand: H100 SXM secure High / community
+    Low -> both True; H100 NVL secure null -> False, community Medium -> True; B200 secure "None"
+    -> False (community price 0: not offered, no row); L4 has no stock block -> None."""
+    result = _parse(FIXTURES / "graphql_stock.json")
+    stock = {(o.sku, o.pricing_model): o.available for o in result.prices}
+    assert stock == {
+        ("H100 SXM", "on_demand"): True, ("H100 SXM", "community"): True,
+        ("H100 NVL", "on_demand"): False, ("H100 NVL", "community"): True,
+        ("B200", "on_demand"): False,
+        ("L4", "on_demand"): None, ("L4", "community"): None,
+    }
+    assert _prices(result)[("H100 NVL", "on_demand")] == 3.19  # prices unchanged by stock
+
+
+def test_stock_status_words() -> None:
+    def status(block: object) -> bool | None:
+        return runpod.stock_status({"secure": block}, "on_demand")
+
+    assert status({"stockStatus": "high"}) is True and status({"stockStatus": "LOW"}) is True
+    assert status({"stockStatus": ""}) is False and status({"stockStatus": None}) is False
+    # an unknown word, a block without the field, or no block: not stated
+    assert status({"stockStatus": "Plenty"}) is None and status({}) is None
+    assert status(None) is None and status("High") is None
+
+
+def test_recorded_graphql_states_no_stock(shared_data: Path) -> None:
+    """The recorded answer asked for prices only (no lowestPrice block): every row None."""
+    result = _parse(shared_data / GRAPHQL)
+    assert {o.available for o in result.prices} == {None}

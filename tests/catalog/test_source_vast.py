@@ -160,3 +160,39 @@ def test_projected_shape_of_our_own() -> None:
         parse('[1, 2]')
     with pytest.raises(EmptyPayloadError):
         parse('[]')
+
+
+def test_stock_of_buckets() -> None:
+    """available per bucket: True when any offer is rentable and not rented. In the 305-offer
+    fixture (counted by hand with a Counter over (rentable, rented)): 300 offers rentable true /
+    rented false, 4 rentable true / rented absent, 1 rentable false (rejected): every bucket
+    True. A bucket whose offers are all rented is False; offers stating neither field: None."""
+    result = vast.parse(Payload(name="bundles.json", content=FIXTURE.read_bytes()))
+    assert {o.available for o in result.prices} == {True}
+
+    def offer(name: str, price: float, **stock: object) -> dict[str, object]:
+        return {"id": 1, "gpu_name": name, "num_gpus": 1, "gpu_ram": 81559, "dph_base": price,
+                "min_bid": price / 2, **stock}
+
+    doc = {"offers": [
+        offer("H100 SXM", 2.0, rentable=True, rented=True),
+        offer("H100 SXM", 2.2, rentable=True, rented=False),   # one free offer: bucket True
+        offer("H200", 3.0, rentable=True, rented=True),
+        offer("H200", 3.2, rentable=True, rented=True),         # all rented: False
+        offer("L40S", 1.0),                                     # not stated: None
+    ]}
+    result = vast.parse(Payload(name="bundles.json", content=json.dumps(doc).encode()))
+    stock = {(o.gpu_name_raw, o.pricing_model): o.available for o in result.prices}
+    assert stock == {("H100 SXM", "community"): True, ("H100 SXM", "interruptible_bid"): True,
+                     ("H200", "community"): False, ("H200", "interruptible_bid"): False,
+                     ("L40S", "community"): None, ("L40S", "interruptible_bid"): None}
+    assert vast.offer_available({"rentable": True}) is True
+    assert vast.offer_available({"rented": False}) is None
+
+
+def test_projected_recording_states_no_stock(shared_data: Path) -> None:
+    """The projected recording kept gpu_name, gpu_ram, num_gpus and dph_total only."""
+    path = shared_data / "prices" / "provider_api" / "vastai" \
+        / "vastai_bundles_offers_projected_1f5b058.json"
+    result = vast.parse(Payload(name=path.name, content=path.read_bytes()))
+    assert result.prices and {o.available for o in result.prices} == {None}

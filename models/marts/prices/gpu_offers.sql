@@ -55,6 +55,10 @@
 --     (price_disputes): listed, never a minimum, median input or price basis
 --   is_stale: dated more than price_max_age_days (180) before the newest price of the same
 --     accelerator: listed, never in a statistic or price basis
+--   available: true / false where the payload states whether it can be launched now (RunPod
+--     stockStatus, Vast rentable / rented, Lambda's regions_with_capacity_available); null =
+--     not stated. It is what the payload said when observed (observed_at): `gpucost offers
+--     --available` counts only a dated, not stale offer flagged true as launchable now
 
 with
 
@@ -99,7 +103,8 @@ final as (
         offers.confirmed_at,
         offers.loaded_at,
         offers.is_disputed,
-        offers.is_stale
+        offers.is_stale,
+        offers.available
     from offers
 
 )
