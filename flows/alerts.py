@@ -40,13 +40,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from gpucost.catalog.records import PRICING_MODELS as _VOCABULARY
+
 log = logging.getLogger(__name__)
 
 STATE_NAME = "alerts.json"
 LOCK_NAME = ".alerts.lock"
 STATE_VERSION = 1
-PRICING_MODELS = ("on_demand", "spot", "community", "interruptible_bid", "reserved_1y",
-                  "reserved_3y")
+# the pricing-model vocabulary (catalog/records.py), in a stable order for messages and --help
+PRICING_MODELS = tuple(sorted(_VOCABULARY))
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 # price kinds a buyer can rent as priced (int_provider_prices): never a GPU-only price
 RENTABLE_KINDS = ("instance", "gpu_with_host", "shape_per_gpu")

@@ -32,6 +32,13 @@ never a price observed after it (a file replayed without a date counts from when
 loaded). A day before the first observation, in the future or malformed is a usage error
 (exit 2). docs/offers.md.
 
+How it is sold: on-demand by default; `--pricing-model MODEL` any value of the pricing-model
+vocabulary (catalog/records.py PRICING_MODELS: spot, reserved_6m, savings_plan_1y, queued,
+capacity_block, ...) or `all`; `--term MONTHS` the commitments of that length (the SQL macro
+term_months: 1, 6, 12 or 36; `--term 12` lists reserved_1y and savings_plan_1y offers). A
+listing of more than one pricing model shows the pricing model of each row; every row carries
+term_months. An unknown model or term, or a model whose term is another, is a usage error.
+
 The same query from Python: `gpucost.offers("H100:8", max_price=3.5)` returns a DataFrame.
 
 Stock (`--available`, `gpucost.offers(..., available=True)`): gpu_offers.available is the
@@ -52,7 +59,8 @@ import sys
 from datetime import UTC, date, datetime
 from typing import Any
 
-from gpucost.flows.cli.options import non_negative, positive
+from gpucost.catalog.records import PRICING_MODELS
+from gpucost.flows.cli.options import non_negative, positive, positive_int
 from gpucost.flows.cli.output import (
     EXIT_FAILED,
     EXIT_OK,
@@ -69,7 +77,7 @@ COLUMNS = ["accelerator_id", "accelerator_name", "provider", "seller", "listing_
            "region", "pricing_model", "price_per_gpu_hour", "price_per_hour", "gpu_count",
            "gpu_memory_gb", "usd_per_bf16_pflop_hour", "n_regions", "observed_at",
            "observed_at_known", "observed_at_precision", "age_days", "is_stale", "is_disputed",
-           "price_kind", "source", "source_kind",
+           "price_kind", "term_months", "source", "source_kind",
            "fetch_id", "source_url", "available"]
 # with --workload: the measured result behind each offer's cost per million tokens
 WORKLOAD_COLUMNS = ["workload", "round", "submitter", "software_family",
@@ -79,6 +87,11 @@ WORKLOAD_COLUMNS = ["workload", "round", "submitter", "software_family",
 SCENARIOS = ("offline", "server", "interactive")
 DEFAULT_SCENARIO = "server"
 RESOLVE_SQL = "select * from resolve_accelerator($name)"
+# --pricing-model: the vocabulary (catalog/records.py), or every model
+PRICING_MODEL_CHOICES = (*sorted(PRICING_MODELS), "all")
+# the commitment length of every pricing model, from the one macro that says it
+TERMS_SQL = ("select pricing_model, term_months(pricing_model) as months "
+             "from unnest($models) as models(pricing_model)")
 UNMAPPED_SQL = "gpucost sql \"select * from unmapped_gpu_names\""
 
 
@@ -266,6 +279,47 @@ def unmapped_line(rows: list[dict[str, Any]]) -> str:
     return "; ".join(parts) + f": {UNMAPPED_SQL}"
 
 
+def term_months_of(con: Any) -> dict[str, int | None]:
+    """Every pricing model of the vocabulary -> the months of its commitment (the SQL macro
+    term_months; None for a price with no commitment)."""
+    found = con.execute(TERMS_SQL, {"models": sorted(PRICING_MODELS)}).fetchall()
+    return {model: (int(months) if months is not None else None) for model, months in found}
+
+
+def pricing_models(terms: dict[str, int | None], pricing_model: str | None,
+                   term: Any = None) -> tuple[list[str], str]:
+    """The pricing models a listing holds, and how the listing names them: `pricing_model`
+    alone (default on_demand; 'all' every model), or with `term` (months) the commitments of
+    that length (all of them, or the one model named, which must be of that length).
+    OffersError for a model outside the vocabulary, a term no model sells, or a model whose
+    term is another."""
+    if pricing_model is not None and pricing_model != "all" \
+            and pricing_model not in terms:
+        raise OffersError(f"--pricing-model {one_line(pricing_model)!r}: one of "
+                          f"{', '.join(PRICING_MODEL_CHOICES)}")
+    if term is None:
+        model = pricing_model or "on_demand"
+        return (sorted(terms) if model == "all" else [model]), model.replace("_", "-")
+    lengths = sorted({m for m in terms.values() if m is not None})
+    months = term if isinstance(term, int) and not isinstance(term, bool) else None
+    if isinstance(term, float) and term.is_integer():
+        months = int(term)
+    if months not in lengths:
+        raise OffersError(f"--term {one_line(term)}: commitments are sold for "
+                          + ", ".join(str(m) for m in lengths[:-1]) + f" or {lengths[-1]} "
+                          "months (term_months)")
+    sold = sorted(m for m, n in terms.items() if n == months)
+    if pricing_model is None or pricing_model == "all":
+        return sold, f"{months}-month commitment ({', '.join(sold)})"
+    if pricing_model not in sold:
+        has = terms[pricing_model]
+        raise OffersError(f"--pricing-model {pricing_model} with --term {months}: "
+                          + (f"{pricing_model} is a {has}-month commitment" if has
+                             else f"{pricing_model} is no commitment")
+                          + f"; the {months}-month ones are {', '.join(sold)}")
+    return [pricing_model], f"{months}-month commitment ({pricing_model})"
+
+
 def parse_workload(con: Any, text: str) -> tuple[str, str]:
     """'llama2-70b' or 'gpt-oss-120b:interactive' -> (benchmark, scenario); the benchmark must
     be one measured in the warehouse (offer_token_costs)."""
@@ -284,8 +338,8 @@ def parse_workload(con: Any, text: str) -> tuple[str, str]:
 
 def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
                  max_price: float | None = None, provider: str | None = None,
-                 region: str | None = None, pricing_model: str = "on_demand",
-                 sort: str = "price", all_regions: bool = False,
+                 region: str | None = None, pricing_model: str | None = None,
+                 term: int | None = None, sort: str = "price", all_regions: bool = False,
                  include_crosscheck: bool = False, include_reference: bool = False,
                  dated_only: bool = False, max_age_days: float | None = None,
                  workload: str | None = None, include_resold: bool = True,
@@ -299,9 +353,14 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
     days ago (an undated offer's age is unknown, so it is left out too). workload
     ('llama2-70b', 'gpt-oss-120b:interactive'; the scenario defaults to server) adds
     WORKLOAD_COLUMNS from the mart offer_token_costs: the closest comparable measured result
-    and the offer's USD per million output tokens at it. available keeps only offers that can
-    be launched now: the payload flags them available, and they are dated and not stale."""
+    and the offer's USD per million output tokens at it. pricing_model (default on_demand; a
+    value of catalog/records.py PRICING_MODELS, or 'all') and term (months: the commitments
+    of that length, term_months) choose how the offers are sold (pricing_models);
+    frame.attrs["pricing_models"] and ["listing"] say which. available keeps only offers that
+    can be launched now: the payload flags them available, and they are dated and not stale."""
     name, count = parse_gpu(gpu)
+    terms = term_months_of(con)
+    models, listing = pricing_models(terms, pricing_model, term)
     benchmark, scenario = parse_workload(con, workload) if workload else (None, None)
     if sort not in SORTS:
         raise OffersError(f"--sort must be one of {', '.join(SORTS)}")
@@ -330,7 +389,7 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
                 and list_contains($kinds, gpu_offers.source_kind)
                 and gpu_offers.price_per_gpu_hour is not null
                 and gpu_offers.currency = 'USD'
-                and ($all_models or gpu_offers.pricing_model = $model)
+                and list_contains($models, gpu_offers.pricing_model)
                 and ($count is null or gpu_offers.gpu_count = $count)
                 and ($max_price is null or gpu_offers.price_per_gpu_hour <= $max_price)
                 and ($min_memory is null or coalesce(gpu_offers.gpu_memory_gb,
@@ -374,14 +433,14 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
     import pandas as pd
 
     cur = con.execute(sql, {
-        "ids": ids, "kinds": kinds, "all_models": pricing_model == "all",
-        "model": pricing_model, "count": count, "max_price": max_price,
+        "ids": ids, "kinds": kinds, "models": models, "count": count, "max_price": max_price,
         "min_memory": min_memory_gb, "provider": provider, "region": region,
         "dated_only": dated_only, "max_age": max_age_days,
         "benchmark": benchmark, "scenario": scenario, "available": bool(available),
     })
     frame = pd.DataFrame(cur.fetchall(), columns=[d[0] for d in cur.description])
     frame["gpu_memory_gb"] = frame["memory_gb"]
+    frame["term_months"] = frame["pricing_model"].map(terms).astype("Int64")
     # a resold offer is its aggregator's own provider x sku: leaving it out after the query
     # drops whole rows, never changes another row's cheapest region
     resold = frame["listing_kind"].eq("resold")
@@ -404,6 +463,8 @@ def query_offers(con: Any, gpu: str, *, min_memory_gb: float | None = None,
     frame.attrs["resold_left_out"] = left_out
     frame.attrs["price_max_age_days"] = price_max_age_days(con)
     frame.attrs["available_only"] = bool(available)
+    frame.attrs["pricing_models"] = models
+    frame.attrs["listing"] = listing
     return frame
 
 
@@ -421,13 +482,15 @@ def offers(gpu: str, *, data_dir: Any = None, as_of: Any = None, **filters: Any)
     by the same models (connect_as_of; frame.attrs["as_of"] names the day; AsOfError for a
     malformed or future day, or one before the first observation; workload is not asked as
     of a day). Keyword filters as in query_offers:
-    min_memory_gb, max_price, provider, region, pricing_model ("on_demand", "spot", ...,
-    "all"), sort ("price", "price_per_tflop", "age"), all_regions, include_crosscheck,
-    include_reference, dated_only, max_age_days, include_resold (default True: resold offers
-    are listed, listing_kind 'resold'; False leaves them out and counts them in
-    frame.attrs["resold_left_out"]), available (only offers that can be launched now: flagged
-    available by their payload, dated and not stale). The name is resolved by the SQL macro
-    resolve_accelerator, as `gpucost offers` and `gpucost estimate -a` do."""
+    min_memory_gb, max_price, provider, region, pricing_model ("on_demand", "spot",
+    "reserved_6m", ... of catalog/records.py PRICING_MODELS, or "all"), term (months: 1, 6, 12
+    or 36, the commitments of that length), sort ("price", "price_per_tflop", "age"),
+    all_regions, include_crosscheck, include_reference, dated_only, max_age_days,
+    include_resold (default True: resold offers are listed, listing_kind 'resold'; False
+    leaves them out and counts them in frame.attrs["resold_left_out"]), available (only offers
+    that can be launched now: flagged available by their payload, dated and not stale). The
+    name is resolved by the SQL macro resolve_accelerator, as `gpucost offers` and
+    `gpucost estimate -a` do."""
     from gpucost.warehouse import data_dir as default_data_dir
     from gpucost.warehouse.publish import connect_readonly
 
@@ -499,14 +562,15 @@ def _kinds_shown(args: argparse.Namespace, n_resold: int = 0, left_out: int = 0)
     return label
 
 
-def _hidden_offers(args: argparse.Namespace, model: str) -> str:
+def _hidden_offers(args: argparse.Namespace, model: str | None) -> str:
     """What the options left out, when nothing first-hand matches: offline, the reference
     prices are often all there is, and the user should hear of them, with the option."""
     if args.include_reference and args.include_crosscheck:
         return ""
     every = offers(args.gpu, min_memory_gb=args.min_memory, max_price=args.max_price,
                    provider=args.provider, region=args.region, pricing_model=model,
-                   sort=args.sort, all_regions=args.all_regions, include_crosscheck=True,
+                   term=args.term, sort=args.sort, all_regions=args.all_regions,
+                   include_crosscheck=True,
                    include_reference=True, dated_only=args.dated_only,
                    max_age_days=args.max_age, include_resold=not args.no_resold,
                    as_of=args.as_of, available=args.available)
@@ -525,7 +589,7 @@ def _unavailable_hint(args: argparse.Namespace, model: str) -> str:
     """With --available and nothing left: how many offers match without it."""
     every = offers(args.gpu, min_memory_gb=args.min_memory, max_price=args.max_price,
                    provider=args.provider, region=args.region, pricing_model=model,
-                   sort=args.sort, all_regions=args.all_regions,
+                   term=args.term, sort=args.sort, all_regions=args.all_regions,
                    include_crosscheck=args.include_crosscheck,
                    include_reference=args.include_reference, dated_only=args.dated_only,
                    max_age_days=args.max_age, include_resold=not args.no_resold,
@@ -556,7 +620,7 @@ def cmd_offers(args: argparse.Namespace) -> int:
     try:
         frame = offers(args.gpu, min_memory_gb=args.min_memory, max_price=args.max_price,
                        provider=args.provider, region=args.region, pricing_model=model,
-                       sort=args.sort, all_regions=args.all_regions,
+                       term=args.term, sort=args.sort, all_regions=args.all_regions,
                        include_crosscheck=args.include_crosscheck,
                        include_reference=args.include_reference,
                        dated_only=args.dated_only, max_age_days=args.max_age,
@@ -572,8 +636,10 @@ def cmd_offers(args: argparse.Namespace) -> int:
     left_out = int(frame.attrs.get("resold_left_out") or 0)
     as_of = frame.attrs.get("as_of")
     when = f" at the end of {as_of} UTC" if as_of else ""
+    listing = frame.attrs.get("listing") or "on-demand"
+    several = len(frame.attrs.get("pricing_models") or []) > 1
     if frame.empty:
-        print(f"no {model.replace('_', '-')} offer in force{when} matches "
+        print(f"no {listing} offer in force{when} matches "
               f"{safe(repr(args.gpu))}"
               + _hidden_offers(args, model)
               + (f"; {left_out} resold offer(s) match, left out by --no-resold"
@@ -605,14 +671,16 @@ def cmd_offers(args: argparse.Namespace) -> int:
                        f"({r.match}, {r.result_accelerator_count:g} GPUs)") if measured
                       else f"no {args.workload} result on this accelerator"]
         rows.append([r.accelerator_name, _provider_cell(r.provider, r.listing_kind, r.seller),
-                     r.sku, region, f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
+                     r.sku, region, *([r.pricing_model] if several else []),
+                     f"{r.price_per_gpu_hour:.4g}", f"{r.price_per_hour:.4g}",
                      f"{r.gpu_count:g}", memory,
                      _age(r.age_days, r.observed_at, r.observed_at_precision)
                      + (", stale" if r.is_stale is True else "")
                      + stock_mark(r.available, r.observed_at_known, r.is_stale), *tokens,
                      f"{r.source}{mark}", r.source_url or "-"])
     header = ["accelerator", "provider", "sku",
-              "region" if args.all_regions else "region (cheapest)", "USD/GPU-h",
+              "region" if args.all_regions else "region (cheapest)",
+              *(["pricing model"] if several else []), "USD/GPU-h",
               "USD/h", "GPUs", "GB/GPU", "age"] + (
                   ["USD/M tok", "tok/s/GPU", "measured (round, submitter, software, match)"]
                   if args.workload else []) + ["source", "source URL"]
@@ -621,7 +689,7 @@ def cmd_offers(args: argparse.Namespace) -> int:
     stale = int(frame["is_stale"].eq(True).sum())
     disputed = int(frame["is_disputed"].eq(True).sum())
     approximate = int(frame["observed_at_precision"].eq("month").sum())
-    print(f"{len(rows)} offer(s), {model.replace('_', '-')}, "
+    print(f"{len(rows)} offer(s), {listing}, "
           + ("every region" if args.all_regions else "cheapest region of each provider x sku")
           + "; " + _kinds_shown(args, int(frame["listing_kind"].eq("resold").sum()), left_out)
           + (f"; {approximate} dated only approximately (age ~YYYY-MM: the month its data "
@@ -660,9 +728,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--region", help="only regions containing this text (literal, any case)")
     models = o.add_mutually_exclusive_group()
     models.add_argument("--spot", action="store_true", help="spot prices (= --pricing-model spot)")
-    models.add_argument("--pricing-model", default="on_demand",
-                        choices=("on_demand", "spot", "community", "interruptible_bid",
-                                 "reserved_1y", "reserved_3y", "all"))
+    models.add_argument("--pricing-model", choices=PRICING_MODEL_CHOICES, metavar="MODEL",
+                        help="how the offers are sold: " + ", ".join(PRICING_MODEL_CHOICES)
+                             + " (default on_demand; with --term, every model of that term)")
+    o.add_argument("--term", type=positive_int, metavar="MONTHS",
+                   help="commitments of this length only: 1, 6, 12 or 36 months (12: "
+                        "reserved_1y and savings_plan_1y)")
     o.add_argument("--sort", choices=tuple(SORTS), default="price",
                    help="price (per GPU-hour), price_per_tflop (per bf16 dense PFLOP-hour), age")
     o.add_argument("--all-regions", action="store_true",

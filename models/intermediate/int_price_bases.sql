@@ -4,7 +4,13 @@
 --
 -- * basis_kind 'observed': <pricing_model>_min for on_demand, spot, community, reserved_1y,
 --   reserved_3y (the cheapest provider, named), and on_demand_median (the median across
---   providers of each provider's cheapest on-demand price; no single provider);
+--   providers of each provider's cheapest on-demand price; no single provider); and, for the
+--   other ways compute is sold (catalog/records.py PRICING_MODELS), reserved_1m_min,
+--   reserved_6m_min, savings_plan_1y_min, savings_plan_3y_min, queued_min and
+--   capacity_block_min: observed too, but ranked after every default basis (basis_rank 3), so
+--   that the answers which take the cheapest rental by default (training, inference,
+--   rent-vs-buy) price as before; they are chosen by name. interruptible_bid (a marketplace's
+--   bid floor, not a price anyone is sure to get) has no basis;
 -- * basis_kind 'estimated': reserved_1y_cud_est, reserved_3y_cud_est, where no committed price
 --   is observed: the cheapest first-hand on-demand price of a provider with a committed-use
 --   discount assumption (AWS, GCP, Azure, Lambda) less that discount
@@ -19,7 +25,9 @@
 --   price_bases mart); an 8-GPU run is priced at the bases of 8 (price_bases_by_size).
 -- * gpu_count: GPUs per instance of the offer behind the basis (null for the median).
 -- * basis_rank: the order a rental basis is chosen in, observed prices before estimates (1
---   observed, 2 estimated): the cheapest rental is the cheapest of the best rank.
+--   observed, 2 estimated, 3 observed in a pricing model no default answer assumes: a
+--   1- or 6-month commitment, a savings plan, queued capacity, a capacity block): the
+--   cheapest rental is the cheapest of the best rank.
 -- The 'owned' basis (a cost, not a price) is added by the price_bases mart.
 
 with
@@ -60,7 +68,10 @@ minimums as (
     from provider_prices
     where provider_prices.provider_rank = 1
         and provider_prices.pricing_model in (
-            'on_demand', 'spot', 'community', 'reserved_1y', 'reserved_3y'
+            'on_demand', 'spot', 'community', 'reserved_1y', 'reserved_3y',
+            -- ranked after the default bases (basis_rank 3)
+            'reserved_1m', 'reserved_6m', 'savings_plan_1y', 'savings_plan_3y', 'queued',
+            'capacity_block'
         )
 
 ),
@@ -175,6 +186,11 @@ select
     final.observed_at,
     final.observed_at_known,
     final.basis_note,
-    case final.basis_kind when 'observed' then 1 when 'estimated' then 2 end as basis_rank
+    case
+        when final.basis_kind = 'estimated' then 2
+        when final.pricing_model in ('on_demand', 'spot', 'community', 'reserved_1y',
+                                     'reserved_3y') then 1
+        else 3
+    end as basis_rank
 from final
 where final.price_per_gpu_hour > 0

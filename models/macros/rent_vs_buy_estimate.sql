@@ -120,4 +120,7 @@ from split
 left join price_bases as bases
     on bases.accelerator_id = split.accelerator_id
     and bases.basis_kind = 'observed'
+    -- the default rental bases (basis_rank 1); a shorter commitment, a savings plan, queued
+    -- capacity and capacity blocks are compared by commitment_breakeven instead
+    and bases.basis_rank = 1
 order by bases.price_per_gpu_hour nulls last

@@ -146,7 +146,10 @@ def inference_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 def rent_vs_buy(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     """rent_vs_buy_estimate for one accelerator: owned cost per used GPU-hour against every
-    observed rental price basis, with the break-even utilisation."""
+    observed rental price basis, with the break-even utilisation; and, per instance size
+    (--gpus-per-instance: that size only) and commitment, commitment_breakeven_estimate: the
+    cheapest commitment against the cheapest on-demand offer of the same size, the share of
+    hours at which committing pays, and at which owning pays against each."""
     if not args.accelerator:
         raise EstimateError("--rent-vs-buy needs --accelerator")
     accelerator = resolve_accelerator(con, args.accelerator)
@@ -156,6 +159,12 @@ def rent_vs_buy(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     if not found or found[0]["purchase_price_usd"] is None or found[0]["tdp_w"] is None:
         raise EstimateError(f"{accelerator['accelerator_id']} has no purchase price or TDP in "
                             "the catalog: owning cannot be costed")
+    size = getattr(args, "gpus_per_instance", None)
+    commitments = rows(con, "select * from commitment_breakeven_estimate($acc, $u, "
+                            "years := $years, gpus_per_instance := $size)",
+                       {"acc": accelerator["accelerator_id"], "u": utilisation,
+                        "years": args.years, "size": size})
     return {"mode": "rent_vs_buy", "utilisation": utilisation,
             "utilisation_defaulted": args.utilisation is None, "rows": found,
+            "gpus_per_instance": size, "commitments": commitments,
             "assumptions": assumptions(con, found[0]["assumption_keys"])}

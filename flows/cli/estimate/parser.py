@@ -12,7 +12,7 @@ import argparse
 from typing import Any
 
 from gpucost.flows.cli.estimate.common import DEFAULT_GPUS, EstimateError, option
-from gpucost.flows.cli.options import fraction, positive
+from gpucost.flows.cli.options import fraction, positive, positive_int
 from gpucost.flows.cli.output import EXIT_CODES, add_format_option
 
 MODES = ("training", "inference", "rent-vs-buy", "scenario")
@@ -122,6 +122,9 @@ def _rent_vs_buy(r: Any) -> list[Any]:
         r.add_argument("--years", type=positive,
                        help="useful life of the owned hardware (default: assumption "
                             "depreciation_years)"),
+        r.add_argument("--gpus-per-instance", type=positive_int, metavar="N",
+                       help="the commitments compared at this instance size only (GPUs per "
+                            "instance; default every size with a commitment offer)"),
     ]
 
 
@@ -131,7 +134,8 @@ _TRAINING_HELP = ("Training cost: FLOPs (6 x active params x tokens, plus option
                   "energy, peak power and USD per million tokens.")
 _INFERENCE_HELP = "Roofline decode/prefill cost per million tokens."
 _RENT_HELP = ("Owned cost per used GPU-hour against the cheapest observed rental, with the "
-              "break-even utilisation (needs --accelerator).")
+              "break-even utilisation, and each commitment term against on-demand of the same "
+              "instance size (commitment_breakeven) (needs --accelerator).")
 _SCENARIO_HELP = ("A scenario of catalog/training_scenarios.csv, as the training_cost mart "
                   "computes it (its own price, MFU and goodput).")
 _DEFAULTS = " Unset figures take the catalog defaults, which are printed."

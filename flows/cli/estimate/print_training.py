@@ -279,6 +279,60 @@ def print_rent_vs_buy(result: dict[str, Any], out: Any) -> None:
                        if r["breakeven_utilisation"] is not None else "-"),
                       str(r["rental_observed_at"] or "-")[:10], r["rental_source_url"] or "-"]
                      for r in rented], out, indent="  ")
+    print_commitments(result, out)
     print_assumptions(result, out)
+
+
+def share_of_hours(be: Any) -> str:
+    """A break-even share of hours: '69%', 'never (192%)' above 1 (the alternative is cheaper
+    even at every hour), '-' when there is none."""
+    if be is None or be != be:
+        return "-"
+    return f"{be:.0%}" if be <= 1 else f"never ({be:.0%})"
+
+
+def _offer(provider: Any, seller: Any, sku: Any) -> str:
+    who = provider if provider == seller or not seller else f"{provider} (resells {seller})"
+    return f"{who} {sku}"
+
+
+def print_commitments(result: dict[str, Any], out: Any) -> None:
+    """Each commitment term against on-demand of the same instance size
+    (commitment_breakeven_estimate), beside the ownership break-even."""
+    found = result.get("commitments") or []
+    size = result.get("gpus_per_instance")
+    at = f" ({size} GPUs per instance)" if size else ""
+    if not found:
+        print(f"\nno commitment offer in force for this accelerator{at} "
+              "(commitment_breakeven)", file=out)
+        return
+    print(f"\ncommitments against on-demand offers of the same size{at} (commitment_breakeven):"
+          " committing pays when the GPUs are busy more than its share of hours; owning pays "
+          "against that rental above its own", file=out)
+    write_table(
+        ["GPUs", "commitment", "term", "USD/GPU-h", "offer", "on-demand USD/GPU-h",
+         "on-demand offer", "commit pays above", "own vs on-demand", "own vs commitment",
+         "observed"],
+        [[number(r["gpu_count"]), r["pricing_model"],
+          f"{r['term_months']} mo" if r["term_months"] is not None else "block",
+          number(r["commitment_price_per_gpu_hour"]),
+          _offer(r["commitment_provider"], r["commitment_seller"], r["commitment_sku"]),
+          number(r["on_demand_price_per_gpu_hour"])
+          if r["on_demand_price_per_gpu_hour"] is not None else "-",
+          _offer(r["on_demand_provider"], r["on_demand_seller"], r["on_demand_sku"])
+          if r["on_demand_provider"] else "none of this size",
+          share_of_hours(r["breakeven_utilisation"]),
+          share_of_hours(r["owned_breakeven_vs_on_demand"]),
+          share_of_hours(r["owned_breakeven_vs_commitment"]),
+          str(r["commitment_observed_at"] or "-")[:10] + " / "
+          + str(r["on_demand_observed_at"] or "-")[:10]]
+         for r in found], out, indent="  ")
+    own = [r for r in found if r["seller_on_demand_price_per_gpu_hour"] is not None
+           and r["commitment_seller"] != r["on_demand_seller"]]
+    for r in own:
+        print(f"  {r['commitment_seller']}'s own on-demand {number(r['gpu_count'])}-GPU price "
+              f"{number(r['seller_on_demand_price_per_gpu_hour'])} USD/GPU-h: its "
+              f"{r['pricing_model']} pays above "
+              f"{share_of_hours(r['seller_breakeven_utilisation'])} of the hours", file=out)
 
 

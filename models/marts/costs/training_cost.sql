@@ -86,8 +86,9 @@
 --     discount; rental_3y_survey: an analyst's surveyed price), owned (owned, tco_*) or given
 --     (price_bases.basis_kind)
 --   basis_rank: the order a rental basis is chosen in, observed before estimated: 1 observed
---     rental, 2 estimated rental (reserved_*_cud_est); null for owned, analyst and given bases
---     (price_bases.basis_rank)
+--     rental, 2 estimated rental (reserved_*_cud_est), 3 observed rental in a pricing model no
+--     default answer assumes (reserved_1m_min, reserved_6m_min, savings_plan_*_min, queued_min,
+--     capacity_block_min); null for owned, analyst and given bases (price_bases.basis_rank)
 --   sku: the offer behind the price basis (price_bases.sku)
 --   price_per_gpu_hour [USD per GPU-hour]: the price basis' price of one GPU-hour
 --   observed_at [timestamp (UTC)]: when the basis price was observed (price_bases.observed_at);

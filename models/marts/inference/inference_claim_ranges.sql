@@ -293,6 +293,7 @@ priced_rows as (
         measured_rows.usd_per_million_output_tokens
     from measured_rows
     where measured_rows.basis_kind = 'observed'
+        and measured_rows.display_rank = 0  -- the default observed bases (basis_rank 1)
         and measured_rows.usd_per_million_output_tokens is not null
 
 ),

@@ -52,8 +52,9 @@
 --     owned and analyst bases
 --   basis_fits_system: whether that offer holds gpus_per_instance GPUs; null where no offer
 --   display_rank: which basis is shown when one price per result is shown (the report,
---     `estimate --inference`), lowest first: 0 an observed rental, 1 the owned cost, 2 the
---     analyst's 3-year rental survey (rental_3y_survey); null for the other bases
+--     `estimate --inference`), lowest first: 0 an observed rental of a default basis
+--     (price_bases.basis_rank 1), 1 the owned cost, 2 the analyst's 3-year rental survey
+--     (rental_3y_survey); null for the other bases (queued_min, capacity_block_min, ...)
 --   usd_per_million_output_tokens [USD per million tokens]: price_per_gpu_hour /
 --     (tokens_per_second_per_accelerator x 3600) x 10^6
 --   fetch_id: the raw.fetches row of the measured result
@@ -132,7 +133,7 @@ final as (
         bases.gpu_count as basis_gpu_count,
         bases.gpu_count >= measured.gpus_per_instance as basis_fits_system,
         case
-            when bases.basis_kind = 'observed' then 0
+            when bases.basis_kind = 'observed' and bases.basis_rank = 1 then 0
             when bases.price_basis = 'owned' then 1
             when bases.price_basis = 'rental_3y_survey' then 2
         end as display_rank,

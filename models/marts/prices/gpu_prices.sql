@@ -22,7 +22,16 @@
 -- crosscheck-only provider is marked "(crosscheck)"). A row whose prices all come from
 -- crosscheck tables has n_providers 0 and null statistics.
 --
+-- Every pricing model of the vocabulary (catalog/records.py PRICING_MODELS) has rows of its
+-- own: a 6-month, a 1-year and a 3-year commitment (reserved_6m, reserved_1y, reserved_3y), a
+-- savings plan, queued capacity and a capacity block are never pooled into one statistic;
+-- term_months says how long the commitment of the row's pricing model is.
+--
 -- columns:
+--   term_months [months]: length of the commitment the pricing model sells (term_months
+--     macro: reserved_1m 1, reserved_6m 6, reserved_1y and savings_plan_1y 12, reserved_3y
+--     and savings_plan_3y 36); null for a price with no commitment (on_demand, spot,
+--     community, interruptible_bid, queued, capacity_block)
 --   currency: always USD (non-USD offers are left out)
 --   n_offers [offers]: first-hand and reference offers in force behind the statistics, across
 --     providers
@@ -127,6 +136,7 @@ final as (
     select
         statistics.accelerator_id,
         statistics.pricing_model,
+        term_months(statistics.pricing_model) as term_months,
         statistics.currency,
         statistics.n_offers,
         statistics.n_providers,

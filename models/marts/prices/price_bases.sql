@@ -18,13 +18,16 @@
 --
 -- columns:
 --   price_basis: which price: observed rental bases on_demand_min, on_demand_median, spot_min,
---     community_min, reserved_1y_min, reserved_3y_min; reserved_1y_cud_est / reserved_3y_cud_est
+--     community_min, reserved_1y_min, reserved_3y_min (and, ranked after them, reserved_1m_min,
+--     reserved_6m_min, savings_plan_1y_min, savings_plan_3y_min, queued_min,
+--     capacity_block_min); reserved_1y_cud_est / reserved_3y_cud_est
 --     (the cheapest on-demand price less that provider's default committed-use discount, where no
 --     reserved price is observed); owned (Epoch AI's amortised owned cost,
 --     ownership_cost.owned_usd_per_gpu_hour); tco_hyperscaler, tco_neocloud, rental_3y_survey
 --     (SemiAnalysis's published per-GPU-hour rates, catalog/analyst_gpu_costs.csv)
 --   pricing_model: the pricing model the basis prices (on_demand, spot, community, reserved_1y,
---     reserved_3y), or 'owned', or for an analyst basis its own name
+--     reserved_3y, and the other models of catalog/records.py PRICING_MODELS but
+--     interruptible_bid), or 'owned', or for an analyst basis its own name
 --   price_per_gpu_hour [USD per GPU-hour]: the basis price of one GPU-hour
 --   provider: the provider behind the basis (the cheapest one for _min and _cud_est); null for
 --     on_demand_median and owned
@@ -49,7 +52,10 @@
 --     bases
 --   basis_rank: the order a rental basis is chosen in (int_price_bases): 1 observed, 2
 --     estimated (an observed price less an assumed discount), so observed prices rank before
---     estimates; null for a basis that is no rental offer (owned, analyst)
+--     estimates; 3 observed in a pricing model no default answer assumes (reserved_1m_min,
+--     reserved_6m_min, savings_plan_1y_min, savings_plan_3y_min, queued_min,
+--     capacity_block_min: chosen by name only); null for a basis that is no rental offer
+--     (owned, analyst)
 
 with
 

@@ -13,17 +13,20 @@
 --     this many GPUs (1 = every offer); null for owned and analyst bases (any size)
 --   gpu_count [GPUs]: GPUs per instance of the offer behind the basis (null for the median)
 --   price_basis: on_demand_min, on_demand_median, spot_min, community_min, reserved_1y_min,
---     reserved_3y_min, reserved_1y_cud_est, reserved_3y_cud_est, owned, tco_hyperscaler,
---     tco_neocloud, rental_3y_survey (as in price_bases)
+--     reserved_3y_min, reserved_1m_min, reserved_6m_min, savings_plan_1y_min,
+--     savings_plan_3y_min, queued_min, capacity_block_min, reserved_1y_cud_est,
+--     reserved_3y_cud_est, owned, tco_hyperscaler, tco_neocloud, rental_3y_survey (as in
+--     price_bases)
 --   n_providers [providers]: sellers the basis is taken over at this size
 --   observed_at_known: false when every price behind the basis is undated
 --   basis_note: how the basis price was formed (as in price_bases)
---   basis_rank: observed rental 1, estimated rental 2, null for owned and analyst bases (as in
---     price_bases)
+--   basis_rank: observed rental 1, estimated rental 2, observed rental of a pricing model no
+--     default answer assumes 3 (queued_min, capacity_block_min, ...), null for owned and
+--     analyst bases (as in price_bases)
 --   basis_kind: observed (a price seen in force), estimated (an observed price less an
 --     assumed discount, or an analyst's surveyed market price) or owned, as in price_bases
 --   pricing_model: the pricing model the basis prices (on_demand, spot, community, reserved_1y,
---     reserved_3y)
+--     reserved_3y, ...; as in price_bases)
 --   provider: the provider behind the basis (the cheapest one); null for on_demand_median
 --   source: the source of that price; null for on_demand_median
 --   sku: the offer behind the basis; null for on_demand_median
