@@ -60,7 +60,7 @@ DOLLAR_PRICE = re.compile(r"\$\s*(?P<price>\d[\d,]*(?:\.\d+)?)(?!\w|\.\d)")
 # a number at the start of a cell: "80 GB" -> 80, "4^1" -> 4 (a footnote marker glued on)
 LEADING_NUMBER = re.compile(r"^\s*(?P<n>\d[\d,]*(?:\.\d+)?)")
 # a commitment's length in months -> its pricing model (any other term has none)
-RESERVED_TERMS = {12: "reserved_1y", 36: "reserved_3y"}
+RESERVED_TERMS = {1: "reserved_1m", 6: "reserved_6m", 12: "reserved_1y", 36: "reserved_3y"}
 
 
 def clean_text(text: str) -> str:
@@ -153,7 +153,8 @@ def says_on_demand(label: str) -> bool:
 
 def reserved_model(term: re.Match[str] | None) -> str | None:
     """The pricing model of a commitment term matched with groups `n` and `unit` (month...,
-    year...): reserved_1y for 12 months, reserved_3y for 36; None for another or no term."""
+    year...): reserved_1m / reserved_6m / reserved_1y / reserved_3y for 1 / 6 / 12 / 36 months;
+    None for another or no term."""
     if term is None:
         return None
     years = term.group("unit").lower().startswith("y")

@@ -60,6 +60,9 @@ FEEDS: tuple[Feed, ...] = (
         "ec2_version_index_sample.json": EMPTY,
         "offers_service_index_sample.json": EMPTY}),
     Feed("azure", (f"{P}/azure_retail_api/*.json",)),
+    # aws_capacity_blocks/README.md: a scraper's JSON of AWS's Capacity Blocks price table,
+    # dated by its metadata.last_updated (2026-01-31T14:16:57Z)
+    Feed("aws_capacity_blocks", (f"{P}/aws_capacity_blocks/*.json",)),
     Feed("oci", (f"{P}/provider_api/oci/*.json",)),
     Feed("skypilot", (f"{P}/skypilot_format/*.csv",), traps={
         # skypilot_format/README.md: converted or unstated currencies, a failed run's

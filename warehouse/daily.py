@@ -33,7 +33,8 @@ select
     count(*),
     min(batch.observed_at),
     max(batch.observed_at),
-    max(batch.fetch_id)
+    max(batch.fetch_id),
+    arg_max(batch.payment, batch.observed_at)
 from {relation} as batch
 where batch.price_per_hour > 0
 group by all
@@ -48,6 +49,8 @@ on conflict (day, source, provider, sku, region, pricing_model, os) do update se
         then excluded.gpu_count else price_daily.gpu_count end,
     last_fetch_id = case when excluded.last_observed_at >= price_daily.last_observed_at
         then excluded.last_fetch_id else price_daily.last_fetch_id end,
+    payment = case when excluded.last_observed_at >= price_daily.last_observed_at
+        then excluded.payment else price_daily.payment end,
     min_price_per_hour = least(price_daily.min_price_per_hour, excluded.min_price_per_hour),
     max_price_per_hour = greatest(price_daily.max_price_per_hour, excluded.max_price_per_hour),
     n_observations = price_daily.n_observations + excluded.n_observations,

@@ -112,6 +112,9 @@ create table if not exists price_daily (
     last_fetch_id bigint not null,
     primary key (day, source, provider, sku, region, pricing_model, os)
 );
+-- how the commitment of the day's last observation is paid, where stated (catalog/records.py
+-- PAYMENTS; null = not stated or a row rolled up before the column existed)
+alter table price_daily add column if not exists payment varchar;
 
 -- measured benchmark results (source mlperf_results): one row per LoadGen summary, i.e. one
 -- system x benchmark x scenario of one round; value is for the whole system under test

@@ -23,6 +23,7 @@ from gpucost.catalog.sources.base import KINDS, Source
 # registry name -> module path. Add a source here and it is fetched by `gpucost refresh`.
 _MODULES = {
     "aws": "gpucost.catalog.sources.aws",
+    "aws_capacity_blocks": "gpucost.catalog.sources.aws_capacity_blocks",
     "azure": "gpucost.catalog.sources.azure",
     "coreweave": "gpucost.catalog.sources.coreweave",
     "crosscheck": "gpucost.catalog.sources.crosscheck",

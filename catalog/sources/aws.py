@@ -26,8 +26,16 @@ rows, one PriceObservation per instance type x region x pricing model:
   reservation rows (Unused/Allocated) and pre-installed software are other products of the
   same SKU and are skipped (not what this source is for).
 * ``reserved_1y`` / ``reserved_3y``: TermType Reserved with the same product filters,
-  OfferingClass standard, PurchaseOption "No Upfront" (the hourly rate of the commitment;
-  Partial/All Upfront variants amortise an upfront fee and are not emitted), Unit Hrs.
+  OfferingClass standard (convertible terms are another product, not read), LeaseContractLength
+  1yr / 3yr, and ``payment`` from PurchaseOption: "No Upfront" -> no_upfront, "Partial
+  Upfront" -> partial_upfront, "All Upfront" -> all_upfront. A term is priced by up to two
+  rows: Unit Hrs (the hourly fee; 0 for All Upfront) and Unit Quantity ("Upfront Fee": paid
+  once). price_per_hour is the per-hour equivalent over the whole term: upfront fee / hours in
+  the term + hourly fee, a year counted as 365 x 24 = 8,760 hours (HOURS_PER_YEAR; 26,280 for
+  3yr): p5.48xlarge 1yr All Upfront 310,000 / 8,760 + 0 = 35.388128. A term without an
+  hourly row, or with neither fee above 0 -> Reject("zero_or_missing_price"). The three
+  payment options of one term are one offer (instance x region x reserved_1y): the cheapest
+  per-hour equivalent is kept with its payment, the others are Reject("duplicate_offer").
 * price_per_hour = PricePerUnit (whole instance) in its Currency (China regions: CNY, kept
   with their currency); 0 or empty -> Reject("zero_or_missing_price") (unknown, not free).
 * GPU name and count from INSTANCE_GPUS (the price list's ``GPU`` column is fractional or
@@ -57,6 +65,7 @@ import io
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from urllib.parse import urljoin
 
@@ -141,6 +150,11 @@ _REGION_IN_NAME = re.compile(
 )
 _HISTORY_COLUMNS = {"timestamp", "instance", "price_usd"}
 _RESERVED_TERMS = {"1yr": "reserved_1y", "3yr": "reserved_3y"}
+_TERM_YEARS = {"1yr": 1, "3yr": 3}
+_PAYMENTS = {"No Upfront": "no_upfront", "Partial Upfront": "partial_upfront",
+             "All Upfront": "all_upfront"}
+# hours in a year of a reserved term's per-hour equivalent (365 x 24)
+HOURS_PER_YEAR = 8760
 
 
 # -- fetch ----------------------------------------------------------------------------------
@@ -266,17 +280,27 @@ def _parse_offer_file(payload: Payload) -> ParseResult:
         raise ParseError(f"aws {payload.name}: malformed CSV ({exc})") from exc
     result = ParseResult(stream="")
     offers = CheapestOffers(result)
+    terms: dict[tuple[str, ...], dict[str, dict[str, str]]] = {}
     for row in rows:
+        if row.get("TermType") == "Reserved" and _pricing_model(row, units=("Hrs", "Quantity")):
+            key = tuple(row.get(k) or "" for k in ("Instance Type", "Region Code", "Location",
+                        "LeaseContractLength", "PurchaseOption", "OfferingClass", "Currency"))
+            terms.setdefault(key, {})[row.get("Unit") or ""] = row
+            continue
         obs = _offer_row(row, result)
         if obs is not None:
             offers.add(obs, _raw(row))
+    for parts in terms.values():
+        obs = _reserved_term(parts, result)
+        if obs is not None:
+            offers.add(obs, ";".join(_raw(r) for r in parts.values()))
     offers.finish(f"aws {payload.name}: no GPU instance price passed the filters",
                   f"{n_lines} rows, {len(rows)} GPU-family rows")
     result.stream = ",".join(sorted({o.region for o in result.prices})) or "offer_file"
     return result
 
 
-def _pricing_model(row: dict[str, str]) -> str | None:
+def _pricing_model(row: dict[str, str], units: tuple[str, ...] = ("Hrs",)) -> str | None:
     """The pricing model of a row of the kept product, or None for other products/terms."""
     if not (row.get("Product Family") or "").startswith("Compute Instance"):
         return None
@@ -284,20 +308,45 @@ def _pricing_model(row: dict[str, str]) -> str | None:
             or (row.get("Pre Installed S/W") or "NA") != "NA"
             or row.get("CapacityStatus", "Used") not in ("Used", "")
             or (row.get("MarketOption") or "OnDemand") != "OnDemand"
-            or row.get("Unit") != "Hrs"):
+            or row.get("Unit") not in units):
         return None
     term = row.get("TermType")
     if term == "OnDemand":
         return "on_demand"
     if (term == "Reserved" and row.get("OfferingClass") == "standard"
-            and row.get("PurchaseOption") == "No Upfront"):
+            and row.get("PurchaseOption") in _PAYMENTS):
         return _RESERVED_TERMS.get(row.get("LeaseContractLength") or "")
     return None
 
 
+def _reserved_term(parts: dict[str, dict[str, str]],
+                   result: ParseResult) -> PriceObservation | None:
+    """One reserved term (its Hrs row and, for upfront payments, its Quantity row) as one
+    observation at the per-hour equivalent: upfront / hours in the term + hourly."""
+    hourly_row, upfront_row = parts.get("Hrs"), parts.get("Quantity")
+    any_row = hourly_row or upfront_row or {}
+    lease = any_row.get("LeaseContractLength") or ""
+    hours = HOURS_PER_YEAR * _TERM_YEARS[lease]
+    hourly = _number(hourly_row.get("PricePerUnit")) if hourly_row else None
+    upfront = (_number(upfront_row.get("PricePerUnit")) or 0.0) if upfront_row else 0.0
+    if hourly is None or hourly < 0 or upfront < 0 or hourly + upfront <= 0:
+        result.rejects.append(Reject(
+            "zero_or_missing_price",
+            f"{any_row.get('Instance Type')} {any_row.get('Region Code')} reserved {lease} "
+            f"{any_row.get('PurchaseOption')}: hourly {hourly!r}, upfront {upfront!r}",
+            ";".join(_raw(r) for r in parts.values())))
+        return None
+    base = _offer_row({**(hourly_row or any_row), "PricePerUnit": "1"}, result)
+    if base is None:
+        return None
+    return replace(base, price_per_hour=round(upfront / hours + hourly, 6),
+                   payment=_PAYMENTS[any_row.get("PurchaseOption") or ""])
+
+
 def _offer_row(row: dict[str, str], result: ParseResult) -> PriceObservation | None:
     instance = (row.get("Instance Type") or "").strip()
-    model = _pricing_model(row)
+    model = _pricing_model(row, units=("Hrs", "Quantity") if row.get("TermType") == "Reserved"
+                           else ("Hrs",))
     if model is None:
         return None
     gpu = gpu_of_instance(instance, row.get("GPU") or "")

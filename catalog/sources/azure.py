@@ -1,8 +1,8 @@
 """Azure Retail Prices API: pay-as-you-go prices of the GPU virtual machine sizes.
 
-Live fetch: one OData query for Virtual Machines, priceType Consumption, and the GPU size
-families (armSkuName containing _NC, _ND, _NV or _NG), following `NextPageLink` page by page
-(one Payload per page, `page-0001.json`, ...). The base URL is overridable with
+Live fetch: one OData query for Virtual Machines, priceType Consumption or Reservation, and
+the GPU size families (armSkuName containing _NC, _ND, _NV or _NG), following `NextPageLink`
+page by page (one Payload per page, `page-0001.json`, ...). The base URL is overridable with
 GPUCOST_SOURCE_URL_AZURE; NextPageLinks are followed exactly as the server gives them.
 
 Parse rules (one PriceObservation per GPU size x region x pricing model):
@@ -11,10 +11,23 @@ Parse rules (one PriceObservation per GPU size x region x pricing model):
   items are skipped without a reject (they are not what this source is for);
 * Windows and other licensed-OS meters (productName with "Windows", " Win", "Srs Win", RHEL,
   SUSE, SQL) -> Reject("non_linux_os"); Low Priority meters -> Reject("low_priority_retired");
-  `type` other than Consumption (Reservation, DevTestConsumption) -> Reject("non_consumption");
-  `unitOfMeasure` other than "1 Hour" -> Reject("unexpected_unit");
+  `type` other than Consumption or Reservation (DevTestConsumption) ->
+  Reject("non_consumption"); `unitOfMeasure` other than "1 Hour" -> Reject("unexpected_unit");
   retailPrice 0 or missing -> Reject("zero_or_missing_price") (unknown, never free);
-* "Spot" in meterName/skuName -> pricing_model "spot", otherwise "on_demand";
+* Consumption items: "Spot" in meterName/skuName -> pricing_model "spot", otherwise
+  "on_demand";
+* `savingsPlan` (api-version 2023-01-01-preview, on on-demand Consumption items: a list of
+  ``{unitPrice, retailPrice, term}``, hourly prices of a 1- or 3-year spend commitment) ->
+  one more observation per term: "1 Year" -> savings_plan_1y, "3 Years" -> savings_plan_3y at
+  its retailPrice per hour (eastus2 2026-01-31 Standard_NC48ads_A100_v4: 7.346 on demand,
+  6.1148104 and 4.5317474); another term -> Reject("reserved_term_unsupported");
+* `Reservation` items (reservationTerm "1 Year" / "3 Years") -> reserved_1y / reserved_3y.
+  Their `unitPrice` is the price of the WHOLE term although `unitOfMeasure` says "1 Hour":
+  the per-hour equivalent is unitPrice / hours in the term, a year counted as 365 x 24 =
+  8,760 hours (HOURS_PER_YEAR; Azure prices a month as 730 hours = 8,760 / 12), three years
+  as 26,280: a 1-year reservation at 35,040 USD is 4.0 USD per hour. Azure bills a
+  reservation up front or monthly at the same total, and the item says neither: payment
+  None. Another term -> Reject("reserved_term_unsupported");
 * the price is per VM (whole instance); non-USD currencies are kept with their currency;
 * GPU model and count come from the size name through the table below (fractional NVads A10
   v5 / NVv4 / NGads V620 slices are kept as float counts). A size not in the table is still
@@ -33,6 +46,7 @@ import hashlib
 import json
 import logging
 import re
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -55,7 +69,8 @@ DEFAULT_URL = "https://prices.azure.com/api/retail/prices"
 API_VERSION = "2023-01-01-preview"
 GPU_FAMILY_TOKENS = ("_NC", "_ND", "_NV", "_NG")
 ODATA_FILTER = (
-    "serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and ("
+    "serviceName eq 'Virtual Machines' and (priceType eq 'Consumption' or priceType eq "
+    "'Reservation') and ("
     + " or ".join(f"contains(armSkuName,'{t}')" for t in GPU_FAMILY_TOKENS)
     + ")"
 )
@@ -63,6 +78,12 @@ ODATA_FILTER = (
 PAGE_CAP = 200  # at most this many pages per fetch (the GPU query needs a handful)
 
 log = logging.getLogger(__name__)
+
+# A reservation's unitPrice is the price of the whole term: hours per year of the per-hour
+# equivalent (365 x 24; Azure's pricing pages count a month as 730 hours = 8,760 / 12)
+HOURS_PER_YEAR = 8760
+_RESERVATION_TERMS = {"1 Year": ("reserved_1y", 1), "3 Years": ("reserved_3y", 3)}
+_SAVINGS_PLAN_TERMS = {"1 Year": "savings_plan_1y", "3 Years": "savings_plan_3y"}
 
 _GPU_SIZE = re.compile(r"^Standard_N[CDVG][A-Z]*\d")
 _SIZE_PARTS = re.compile(
@@ -267,7 +288,7 @@ def _reject_reason(item: dict[str, Any]) -> tuple[str, str] | None:
     product = str(item.get("productName") or "")
     meter = f"{item.get('meterName') or ''} {item.get('skuName') or ''}"
     kind = str(item.get("type") or "")
-    if kind != "Consumption":
+    if kind not in ("Consumption", "Reservation"):
         return "non_consumption", f"type {kind!r}"
     if any(t in product for t in _NON_LINUX):
         return "non_linux_os", product
@@ -279,9 +300,19 @@ def _reject_reason(item: dict[str, Any]) -> tuple[str, str] | None:
         return "retired_promo_size", f"{item.get('armSkuName')}: a retired promotional size"
     if item.get("unitOfMeasure") != "1 Hour":
         return "unexpected_unit", f"unitOfMeasure {item.get('unitOfMeasure')!r}"
+    if kind == "Reservation" and item.get("reservationTerm") not in _RESERVATION_TERMS:
+        return "reserved_term_unsupported", f"reservationTerm {item.get('reservationTerm')!r}"
     if _price(item.get("retailPrice")) is None:
         return "zero_or_missing_price", f"retailPrice {item.get('retailPrice')!r}"
     return None
+
+
+def _reservation_hourly(item: dict[str, Any]) -> tuple[str, float | None]:
+    """(pricing model, per-hour equivalent) of a Reservation item: unitPrice is the price of
+    the whole term, divided by the hours of the term (HOURS_PER_YEAR a year)."""
+    model, years = _RESERVATION_TERMS[str(item.get("reservationTerm"))]
+    total = _price(item.get("unitPrice")) or _price(item.get("retailPrice"))
+    return model, (round(total / (HOURS_PER_YEAR * years), 6) if total else None)
 
 
 def parse(payload: Payload) -> ParseResult:
@@ -301,20 +332,51 @@ def parse(payload: Payload) -> ParseResult:
             continue
         meter = f"{item.get('meterName') or ''} {item.get('skuName') or ''}"
         gpu_name, gpu_count = gpu_of_size(sku)
+        if item.get("type") == "Reservation":
+            model, price = _reservation_hourly(item)
+        else:
+            model = "spot" if "Spot" in meter else "on_demand"
+            price = _price(item.get("retailPrice"))
         obs = PriceObservation(
             provider="azure",
             sku=sku,
             region=str(item.get("armRegionName") or ""),
-            pricing_model="spot" if "Spot" in meter else "on_demand",
-            price_per_hour=_price(item.get("retailPrice")),
+            pricing_model=model,
+            price_per_hour=price,
             gpu_name_raw=gpu_name,
             gpu_count=gpu_count,
             currency=str(item.get("currencyCode") or "USD"),
             os="linux",
         )
         offers.add(obs, _raw(item))
+        if model == "on_demand":
+            _savings_plans(item, obs, offers, result)
     return offers.finish(f"azure {payload.name}: no accepted GPU VM price",
                          f"{len(items)} items, {skipped} non-GPU")
+
+
+def _savings_plans(item: dict[str, Any], on_demand: PriceObservation,
+                   offers: CheapestOffers, result: ParseResult) -> None:
+    """The savings-plan prices of an on-demand item (hourly, per term), as observations of
+    their own beside it."""
+    plans = item.get("savingsPlan")
+    for plan in plans if isinstance(plans, list) else []:
+        if not isinstance(plan, dict):
+            continue
+        term = str(plan.get("term") or "")
+        model = _SAVINGS_PLAN_TERMS.get(term)
+        if model is None:
+            result.rejects.append(Reject("reserved_term_unsupported",
+                                         f"{on_demand.sku}: savings plan term {term!r}",
+                                         _raw(item)))
+            continue
+        price = _price(plan.get("retailPrice")) or _price(plan.get("unitPrice"))
+        if price is None:
+            result.rejects.append(Reject("zero_or_missing_price",
+                                         f"{on_demand.sku}: savings plan {term} {plan!r}",
+                                         _raw(item)))
+            continue
+        offers.add(replace(on_demand, pricing_model=model, price_per_hour=price), _raw(item))
 
 
 SOURCE = Source(

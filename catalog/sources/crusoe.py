@@ -13,9 +13,11 @@ Two layouts are known (both recorded in ../shared/data/prices/pricing_pages_html
 
 Prices are USD per GPU-hour and the page states no instance size: one observation per GPU
 and column with gpu_count 1 (the price of one GPU-hour). Columns -> pricing_model: On-demand
--> on_demand, (Current) spot -> spot, 1-year / 3-year reserved -> reserved_1y /
-reserved_3y. A 6-month reservation has no pricing model in the vocabulary ->
-Reject("reserved_term_unsupported"); an unknown column -> Reject("unknown_tier"). "Contact
+-> on_demand, (Current) spot -> spot, 6-month / 1-year / 3-year reserved -> reserved_6m /
+reserved_1y / reserved_3y (the page prints the per-GPU-hour equivalent of the commitment and
+no payment terms: payment None). A term with no pricing model in the vocabulary (not 1, 6, 12
+or 36 months) -> Reject("reserved_term_unsupported"); an unknown column ->
+Reject("unknown_tier"). "Contact
 Sales" -> Reject("no_price_contact_sales"); "n/a" -> Reject("price_not_available"); any
 other cell without a number -> Reject("zero_or_missing_price"). A row cut after its name
 (both recorded pages end on a GPU label: A40, A100) -> Reject("truncated_row").

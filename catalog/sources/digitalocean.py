@@ -16,7 +16,8 @@ list, else the title's ``x8`` suffix, else the card is Reject("gpu_count_unknown
   reserved cards come first and carry the same title as the on-demand card ("NVIDIA
   H100x8"). "On-Demand Price" -> ``on_demand``; "Reserved Price" -> the term stated on the
   card ("a contractual commitment of 12 months" -> ``reserved_1y``, 36 months ->
-  ``reserved_3y``; any other or no term -> Reject("reserved_term_unsupported")); another
+  ``reserved_3y``, 6 months -> ``reserved_6m``, 1 month -> ``reserved_1m``; any other or no
+  term -> Reject("reserved_term_unsupported")); another
   label -> Reject("unknown_tier").
 * Struck-through prices are ignored. Every on-demand price sits in a
   ``gpu-droplets__StyledStrikeThrough-<hash>`` wrapper, but only a wrapper with a modifier

@@ -22,8 +22,9 @@ minimum or a price basis). Otherwise (2025) sku = the model name.
 vcpus / ram_gb stay empty: the page's figures are maxima per GPU, not what the price holds.
 
 Columns -> pricing_model: On-Demand -> on_demand; "1 Year" / "12 Month" -> reserved_1y,
-"3 Year" / "36 Month" -> reserved_3y; any other term (the 2023 "6 Month" column) ->
-Reject("reserved_term_unsupported"); another price column -> Reject("unknown_tier"). "n/a"
+"3 Year" / "36 Month" -> reserved_3y, "6 Month" (the 2023 column) -> reserved_6m, "1 Month"
+-> reserved_1m; any other term -> Reject("reserved_term_unsupported"); another price column
+-> Reject("unknown_tier"). "n/a"
 (the 2025 H200 on-demand) -> Reject("price_not_available"), "Contact sales" ->
 Reject("no_price_contact_sales"), anything else without a number ->
 Reject("zero_or_missing_price"). A row cut after its name (the 2023 cut ends on the A6000

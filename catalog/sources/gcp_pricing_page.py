@@ -14,10 +14,15 @@ Columns are found by their header text, never by position (the G4/G2 table puts 
 
 * "Price (USD)" -> pricing_model "on_demand"; "Current Spot pricing" -> "spot";
   "Compute Resource CUDs - 1 Year" / "- 3 Year" -> "reserved_1y" / "reserved_3y".
-* "DWS Flex-start" and "DWS Calendar Mode" (Dynamic Workload Scheduler) and "Compute
-  Flexible CUD" (spend-based commitments, a second 1y/3y price beside the resource CUDs) are
-  not read: one Reject("column_not_read") per table and column says how many priced cells it
-  held. A header the parser does not know is rejected the same way ("unknown_price_column").
+* Dynamic Workload Scheduler (DWS): "DWS Flex-start" -> "queued" (capacity granted from a
+  queue when free, no start time promised) and "DWS Calendar Mode" -> "capacity_block"
+  (a block of dates booked ahead), each at the cell's per-instance-hour price, never
+  on_demand (a3-highgpu-8g: 38.32 and 41.60 beside 88.49 on demand). Another DWS column is
+  not read.
+* "Compute Flexible CUD" (spend-based commitments, a second 1y/3y price beside the resource
+  CUDs) is not read: one Reject("column_not_read") per table and column says how many priced
+  cells it held. A header the parser does not know is rejected the same way
+  ("unknown_price_column"). The page states no payment terms: payment None.
 
 Prices are USD **per instance-hour** (vCPUs, memory and, for A2 Ultra/A3/A4, local SSD
 included): price_per_hour is the cell's value, gpu_count is "GPUs: N" of the Components cell
@@ -86,6 +91,10 @@ def _column(label: str) -> str:
         return "components"
     if label.startswith("price"):
         return "on_demand"
+    if "dws" in label and "flex" in label:
+        return "queued"
+    if "dws" in label and "calendar" in label:
+        return "capacity_block"
     if "dws" in label:
         return "skip:dws"
     if "spot" in label:
@@ -197,7 +206,8 @@ def _parse_table(number: int, table: Tag, kinds: list[str], result: ParseResult)
             ))
     for i, n in skipped.items():
         reason = "unknown_price_column" if kinds[i] == "skip:unknown" else "column_not_read"
-        what = {"skip:dws": "Dynamic Workload Scheduler prices are not a pricing model of ours",
+        what = {"skip:dws": "a Dynamic Workload Scheduler column other than flex-start and "
+                            "calendar mode",
                 "skip:flexible_cud": "spend-based flexible CUDs: the resource CUD columns are "
                                      "read as reserved_1y / reserved_3y",
                 "skip:unknown": "a column this parser does not know"}[kinds[i]]

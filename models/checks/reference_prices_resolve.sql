@@ -30,8 +30,11 @@ left join accelerator_specs using (accelerator_id)
 where accelerator_specs.accelerator_id is null
     or reference_prices.provider is null
     or reference_prices.pricing_model is null
+    -- the pricing-model vocabulary (catalog/records.py PRICING_MODELS)
     or reference_prices.pricing_model not in (
-        'on_demand', 'spot', 'reserved_1y', 'reserved_3y', 'community', 'interruptible_bid'
+        'on_demand', 'spot', 'community', 'interruptible_bid', 'reserved_1m', 'reserved_6m',
+        'reserved_1y', 'reserved_3y', 'savings_plan_1y', 'savings_plan_3y', 'queued',
+        'capacity_block'
     )
     or reference_prices.price_per_hour is null
     or reference_prices.observed_date is null

@@ -13,7 +13,8 @@
 -- * Windows-licensed rows are left out (prices are Linux); several rows with the same offer
 --   key in one source collapse to the cheapest known price (then the newest).
 -- * price_kind: what price_per_hour buys (stg_raw__price_observations); reference prices are
---   'instance'.
+--   'instance'. payment: how a commitment is paid where the payload states it (null for
+--   reference prices).
 -- * price_per_gpu_hour only for whole GPUs (gpu_count >= 1 and whole); fractional offers are
 --   flagged is_fractional_gpu and keep a null per-GPU price.
 -- * marketplace aggregates (Vast) carry offer_count and the 10th / 90th percentile offer
@@ -123,6 +124,7 @@ scraped_mapped as (
         snapshots.currency,
         snapshots.price_per_hour,
         snapshots.price_kind,
+        snapshots.payment,
         snapshots.gpu_name_raw,
         snapshots.gpu_count,
         snapshots.gpu_memory_gb,
@@ -197,6 +199,7 @@ reference_offers as (
         reference_prices.currency,
         reference_prices.price_per_hour,
         'instance' as price_kind,
+        cast(null as varchar) as payment,
         cast(null as varchar) as gpu_name_raw,
         reference_prices.gpu_count,
         cast(null as double) as gpu_memory_gb,
@@ -387,6 +390,7 @@ final as (
         flagged.pricing_model,
         flagged.price_per_hour,
         flagged.price_kind,
+        flagged.payment,
         flagged.gpu_count,
         flagged.is_fractional_gpu,
         case

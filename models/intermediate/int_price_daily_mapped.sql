@@ -1,6 +1,7 @@
 -- one row per UTC day x offer key (source x provider x sku x region x pricing_model) of the
 -- daily rollup, Linux only, with the accelerator resolved (int_gpu_name_map), the source
--- kind (first_hand | crosscheck) and, for whole GPUs, the per-GPU price of that day.
+-- kind (first_hand | crosscheck) and, for whole GPUs, the per-GPU price of that day, with
+-- how its commitment is paid where stated (payment).
 --
 -- A view, never materialised: it is as long as the whole history, and the incremental build
 -- (models/incremental.py) reads only the days and offers a load touched.
@@ -46,6 +47,7 @@ final as (
         end as pricing_model,
         daily.currency,
         daily.price_per_hour,
+        daily.payment,
         daily.gpu_name_raw,
         daily.gpu_count,
         case

@@ -1,6 +1,7 @@
 -- one row per UTC day x offer key (source x provider x sku x region x pricing_model x os):
 -- the daily rollup the loader maintains (raw.price_daily). price_per_hour is the last price
 -- seen that day (whole instance); zero or negative prices are unknown (null), never free.
+-- payment: how that last price's commitment is paid, where stated (null otherwise).
 -- A price without a date is no day's price: a day whose last fetch is a file replayed without
 -- any date (observed_at_basis ingest_time; the loader no longer rolls those up, a raw layer
 -- written before may hold some) is left out.
@@ -33,6 +34,7 @@ renamed as (
         ---------- price
         upper(source.currency) as currency,
         case when source.price_per_hour > 0 then source.price_per_hour end as price_per_hour,
+        lower(source.payment) as payment,
         source.min_price_per_hour,
         source.max_price_per_hour,
 

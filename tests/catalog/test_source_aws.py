@@ -81,9 +81,12 @@ def test_fixture_offer_file_filters_and_terms() -> None:
     assert p5.price_per_hour == 55.04
     assert (p5.gpu_name_raw, p5.gpu_count, p5.gpu_memory_gb, p5.vcpus, p5.ram_gb) == (
         "H100", 8.0, 80.0, 192.0, 2048.0)
-    # reserved: standard, No Upfront only (not the All Upfront zero-hourly row, not convertible)
-    assert got[("p5.48xlarge", "us-east-1", "reserved_1y")].price_per_hour == 36.11
-    assert got[("p5.48xlarge", "us-east-1", "reserved_3y")].price_per_hour == 24.62
+    # reserved, standard only (not convertible): the 1yr All Upfront term (310,000 up front,
+    # 0 an hour) is 310,000 / 8,760 = 35.388128 an hour, below No Upfront's 36.11: kept
+    one_year = got[("p5.48xlarge", "us-east-1", "reserved_1y")]
+    assert (one_year.price_per_hour, one_year.payment) == (35.388128, "all_upfront")
+    three_years = got[("p5.48xlarge", "us-east-1", "reserved_3y")]
+    assert (three_years.price_per_hour, three_years.payment) == (24.62, "no_upfront")
     # fractional L4 slice, a size missing from the table (count from the GPU column), Neuron
     assert got[("g6f.large", "us-east-1", "on_demand")].gpu_count == pytest.approx(0.125)
     assert got[("g5.96xlarge", "us-east-1", "on_demand")].gpu_count == 16.0
@@ -91,8 +94,35 @@ def test_fixture_offer_file_filters_and_terms() -> None:
     # China is priced in CNY and keeps its currency
     assert got[("g4dn.xlarge", "cn-north-1", "on_demand")].currency == "CNY"
     assert [(r.reason, r.detail.split(":")[0]) for r in result.rejects] == [
-        ("zero_or_missing_price", "p5.48xlarge us-west-2 on_demand")]
+        ("zero_or_missing_price", "p5.48xlarge us-west-2 on_demand"),
+        ("duplicate_offer", "aws p5.48xlarge us-east-1 reserved_1y")]  # No Upfront 36.11
     assert result.stream == "cn-north-1,us-east-1"
+
+
+def test_fixture_reserved_terms_and_payments() -> None:
+    """Our offer-file rows of p4d.24xlarge us-east-1 (standard terms), worked by hand with a
+    year of 365 x 24 = 8,760 hours (the per-hour equivalent = upfront / hours + hourly):
+    1yr No Upfront 24.0; Partial Upfront 100,740 / 8,760 + 11.5 = 23.0; All Upfront
+    197,100 / 8,760 + 0 = 22.5 (the cheapest: kept, payment all_upfront). 3yr (26,280 hours):
+    No Upfront 16.0; Partial Upfront 197,100 / 26,280 + 7.5 = 15.0 (kept, partial_upfront);
+    All Upfront 420,480 / 26,280 = 16.0. A convertible 9.0 is another product (not read); an
+    upfront fee without its hourly row is no price."""
+    result = _parse(FIXTURES / "ec2_offer_file_reserved_terms.csv", "us-east-1/index.csv")
+    assert {(o.pricing_model, o.price_per_hour, o.payment) for o in result.prices} == {
+        ("on_demand", 32.7726, None),
+        ("reserved_1y", 22.5, "all_upfront"),
+        ("reserved_3y", 15.0, "partial_upfront"),
+    }
+    assert aws.HOURS_PER_YEAR == 8760
+    dropped = sorted(r.detail for r in result.rejects if r.reason == "duplicate_offer")
+    assert dropped == [
+        "aws p4d.24xlarge us-east-1 reserved_1y: 23.0 dropped, 22.5 kept",
+        "aws p4d.24xlarge us-east-1 reserved_1y: 24.0 dropped, 23.0 kept",
+        "aws p4d.24xlarge us-east-1 reserved_3y: 16.0 dropped, 15.0 kept",
+        "aws p4d.24xlarge us-east-1 reserved_3y: 16.0 dropped, 15.0 kept",
+    ]
+    assert [r.detail for r in result.rejects if r.reason == "zero_or_missing_price"] == [
+        "g5.xlarge us-east-1 reserved 1yr All Upfront: hourly None, upfront 5000.0"]
 
 
 def test_history_rows_unsorted_and_mixed_timestamps() -> None:

@@ -15,14 +15,15 @@ from gpucost.catalog.sources import azure
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "azure"
 RECORDED = "prices/azure_retail_api"
 
-# file -> (stream, accepted rows, rejects by reason)
+# file -> (stream, accepted rows, rejects by reason); accepted rows count the savings-plan
+# terms of the on-demand items (3 + 3, 7 + 7 and 10 + 10 of them)
 EXPECTED = {
     "eastus2_virtual_machines_consumption_page1_2026-01-31.json":
-        ("eastus2", 8, {"non_linux_os": 13, "low_priority_retired": 7, "retired_promo_size": 2}),
+        ("eastus2", 14, {"non_linux_os": 13, "low_priority_retired": 7, "retired_promo_size": 2}),
     "eastus2_virtual_machines_consumption_page1_2026-07-14.json":
-        ("eastus2", 16, {"non_linux_os": 21, "low_priority_retired": 6, "retired_promo_size": 1}),
+        ("eastus2", 30, {"non_linux_os": 21, "low_priority_retired": 6, "retired_promo_size": 1}),
     "mexicocentral_virtual_machines_all_pages_2026-08-14.json":
-        ("mexicocentral", 22, {"non_linux_os": 32, "low_priority_retired": 10}),
+        ("mexicocentral", 42, {"non_linux_os": 32, "low_priority_retired": 10}),
 }
 
 
@@ -88,10 +89,14 @@ def test_recorded_page_accepts_no_windows_meter(shared_data: Path, name: str) ->
     assert Counter(r.reason for r in result.rejects)["non_linux_os"] > 0
     for obs in result.prices:
         spot = obs.pricing_model == "spot"
+        plan = {"savings_plan_1y": "1 Year", "savings_plan_3y": "3 Years"}.get(obs.pricing_model)
         sources = [
             i for i in items
             if i["armSkuName"] == obs.sku and i["armRegionName"] == obs.region
-            and i["retailPrice"] == obs.price_per_hour and ("Spot" in i["meterName"]) == spot
+            and (i["retailPrice"] == obs.price_per_hour if plan is None else any(
+                p["term"] == plan and p["retailPrice"] == obs.price_per_hour
+                for p in i.get("savingsPlan") or []))
+            and ("Spot" in i["meterName"]) == spot
             and "Low Priority" not in i["meterName"]
         ]
         assert sources, obs
@@ -271,3 +276,46 @@ def test_gpu_size_detection() -> None:
     assert not azure.is_gpu_size("Standard_D2s_v5")
     assert not azure.is_gpu_size("Standard_NP10s")  # FPGA, not GPU
     assert not azure.is_gpu_size("")
+
+
+# --- commitments: savings plans (recorded) and reservations (our fixture) --------------------
+
+def test_recorded_savings_plans(shared_data: Path) -> None:
+    """Read by hand from the 2026-01-31 eastus2 page: Standard_NC48ads_A100_v4 (Linux) retails
+    at 7.346 per hour; its savingsPlan lists "1 Year" 6.1148104 and "3 Years" 4.5317474 (hourly
+    prices of a spend commitment)."""
+    result = _parse_file(shared_data / RECORDED / sorted(EXPECTED)[0])
+    assert _find(result, "Standard_NC48ads_A100_v4").price_per_hour == 7.346
+    one = _find(result, "Standard_NC48ads_A100_v4", "savings_plan_1y")
+    three = _find(result, "Standard_NC48ads_A100_v4", "savings_plan_3y")
+    assert (one.price_per_hour, three.price_per_hour) == (6.1148104, 4.5317474)
+    assert (one.gpu_name_raw, one.gpu_count, one.payment) == ("A100 80GB", 2.0, None)
+    # savings plans are read from on-demand Linux items only (never Windows or Spot meters)
+    assert Counter(o.pricing_model for o in result.prices) == {
+        "on_demand": 4, "spot": 4, "savings_plan_1y": 3, "savings_plan_3y": 3}
+
+
+def test_fixture_reservations_and_savings_plans() -> None:
+    """Our page in the documented shape (Retail Prices API, api-version 2023-01-01-preview):
+    a Reservation item's unitPrice is the price of the whole term although unitOfMeasure says
+    "1 Hour". Worked by hand, a year = 365 x 24 = 8,760 hours: ND96isr H100 v5 1 Year
+    525,600 / 8,760 = 60.0 per hour, 3 Years 1,182,600 / 26,280 = 45.0; NC24ads A100 v4
+    1 Year 20,148 / 8,760 = 2.3. Savings plans are hourly as listed (78.656, 60.9584)."""
+    result = azure.parse(_payload(FIXTURES / "eastus2_gpu_reservations_savings_plans.json"))
+    assert {(o.sku, o.pricing_model): o.price_per_hour for o in result.prices} == {
+        ("Standard_ND96isr_H100_v5", "on_demand"): 98.32,
+        ("Standard_ND96isr_H100_v5", "savings_plan_1y"): 78.656,
+        ("Standard_ND96isr_H100_v5", "savings_plan_3y"): 60.9584,
+        ("Standard_ND96isr_H100_v5", "reserved_1y"): 60.0,
+        ("Standard_ND96isr_H100_v5", "reserved_3y"): 45.0,
+        ("Standard_NC24ads_A100_v4", "reserved_1y"): 2.3,
+        ("Standard_NC24ads_A100_v4", "spot"): 0.9,  # a Spot meter's savingsPlan is not read
+        ("Standard_NC24ads_A100_v4", "on_demand"): 3.673,
+    }
+    assert azure.HOURS_PER_YEAR == 8760
+    assert {o.payment for o in result.prices} == {None}  # the API states no payment option
+    assert [(r.reason, r.detail) for r in result.rejects] == [
+        ("reserved_term_unsupported", "Standard_NC24ads_A100_v4: reservationTerm '5 Years'"),
+        ("non_consumption", "Standard_NC24ads_A100_v4: type 'DevTestConsumption'"),
+        ("reserved_term_unsupported", "Standard_NC24ads_A100_v4: savings plan term '2 Years'"),
+    ]

@@ -45,8 +45,23 @@ def test_recorded_tables(shared_data: Path) -> None:
     assert prices[("g4-standard-6", "reserved_1y")] == 0.44634
     assert prices[("g4-standard-192", "spot")] == 6.73352
     assert prices[("g2-standard-4", "reserved_3y")] == 0.318074524
+    # Dynamic Workload Scheduler, read by hand from the page's A3 row: "DWS Flex-start price"
+    # $38.3200 / 1 hour -> queued, "DWS Calendar Mode price" $41.6000 / 1 hour ->
+    # capacity_block, beside $88.490000119 on demand; never an on-demand offer
+    assert prices[("a3-highgpu-8g", "queued")] == 38.32
+    assert prices[("a3-highgpu-8g", "capacity_block")] == 41.60
+    assert prices[("a3-megagpu-8g", "queued")] == 40.32
+    assert prices[("a3-megagpu-8g", "capacity_block")] == 44.00
+    assert prices[("a3-ultragpu-8g", "queued")] == 42.40
+    assert prices[("a3-ultragpu-8g", "capacity_block")] == 59.36
+    assert prices[("a4-highgpu-8g", "queued")] == 64.44
+    assert prices[("a4-highgpu-8g", "capacity_block")] == 90.22
+    assert prices[("g4-standard-6", "queued")] == 0.32344
+    models = Counter(model for _, model in prices)
+    assert (models["queued"], models["capacity_block"]) == (19, 4)
+    assert {o.payment for o in result.prices} == {None}
     assert len({sku for sku, _ in prices}) == 28
-    assert len(prices) == 104
+    assert len(prices) == 127
     assert {o.region for o in result.prices} == {"us-central1"}
     assert {o.provider for o in result.prices} == {"gcp"}
     h100 = next(o for o in result.prices if o.sku == "a3-highgpu-8g")
@@ -61,11 +76,12 @@ def test_recorded_tables(shared_data: Path) -> None:
     assert (counts["g4-standard-6"], counts["g4-standard-12"], counts["g4-standard-24"]) == (
         0.125, 0.25, 0.5)
     assert counts["a2-highgpu-4g"] == 4.0  # "GPUs:4"
-    # B200 on demand is "N/A"; DWS and flexible CUD columns are refused, never priced
+    # B200 on demand is "N/A"; flexible CUD columns are refused, never priced; "N/A" or "-"
+    # in a DWS column (A2, G2, G4 calendar mode) is no price
     assert ("a4-highgpu-8g", "on_demand") not in prices
     assert prices[("a4-highgpu-8g", "spot")] == 39.6336
     reasons = Counter(r.reason for r in result.rejects)
-    assert reasons == {"zero_or_missing_price": 7, "price_unparseable": 1, "column_not_read": 6}
+    assert reasons == {"zero_or_missing_price": 40, "price_unparseable": 1, "column_not_read": 2}
     assert any("g2-standard-24-spot" in r.detail for r in result.rejects)
     assert ("g2-standard-24", "spot") not in prices
 
@@ -82,11 +98,13 @@ def test_fixture_tables() -> None:
         ("g4-standard-6", "on_demand"): 0.64688, ("g4-standard-6", "spot"): 0.242,
         ("g2-standard-24", "on_demand"): 2.000832696,
         ("g2-standard-24", "reserved_3y"): 0.900374712,
+        # the DWS Flex-start column: queued
+        ("a3-highgpu-8g", "queued"): 38.32, ("a2-highgpu-1g", "queued"): 2.0,
     }
     assert [r.reason for r in result.rejects] == [
-        "zero_or_missing_price", "zero_or_missing_price", "column_not_read",
+        "zero_or_missing_price", "zero_or_missing_price",
         "zero_or_missing_price", "price_unparseable", "column_not_read"]
-    assert "2 priced cells" in result.rejects[2].detail  # "$2 .0000/ 1 hour" is a price
+    assert "2 priced cells" in result.rejects[4].detail  # "$2 .0000/ 1 hour" is a price
 
 
 def test_price_text_traps() -> None:

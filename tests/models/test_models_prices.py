@@ -46,7 +46,9 @@ insert into price_observations (fetch_id, source, provider, sku, region, pricing
 (3, 'vast', 'vast', '2x H100 SXM', '', 'community', 'linux', 'USD', 4.0, 'H100 SXM', 2,
     '2026-03-01 00:00+00', 40, 3.2, 5.0);
 
-insert into price_daily values
+insert into price_daily (day, source, provider, sku, region, pricing_model, os, currency,
+    price_per_hour, min_price_per_hour, max_price_per_hour, gpu_name_raw, gpu_count,
+    n_observations, first_observed_at, last_observed_at, last_fetch_id) values
 ('2026-02-27', 'runpod', 'runpod', 'H100 SXM', '', 'on_demand', 'linux', 'USD', 3.49, 3.49,
     3.49, 'H100 SXM', 1, 1, '2026-02-27 00:00+00', '2026-02-27 00:00+00', 0),
 ('2026-03-01', 'runpod', 'runpod', 'H100 SXM', '', 'on_demand', 'linux', 'USD', 2.99, 2.99,

@@ -124,3 +124,31 @@ def test_an_older_raw_layer_gets_its_rollup_once(store: RawStore) -> None:
         con.execute("delete from price_daily")  # a raw layer written before the rollup
     with store.connect() as con:
         assert _daily(con) == before
+
+
+def test_payment_and_term_months_reach_the_rollup_and_the_marts(store: RawStore,
+                                                                 tmp_path: Path) -> None:
+    """A reserved term's payment (AWS PurchaseOption) reaches the daily rollup (the day's last
+    observation decides, as for its price; a row that states none keeps null), then
+    price_history and gpu_offers with term_months: 35.39 / 8 GPUs = 4.42375 per GPU-hour."""
+    with store.connect() as con:
+        _load(store, con, "a", [_obs("p5.48xlarge", 36.11, "reserved_1y", payment="no_upfront"),
+                                _obs("p5.48xlarge", 55.04)], DAY[1])
+        _load(store, con, "b", [_obs("p5.48xlarge", 35.39, "reserved_1y",
+                                     payment="all_upfront")], DAY[1].replace(hour=18))
+        rows = con.execute("select pricing_model, price_per_hour, payment from price_daily "
+                           "order by 1").fetchall()
+    assert rows == [("on_demand", 55.04, None), ("reserved_1y", 35.39, "all_upfront")]
+    build_and_publish(tmp_path)
+    con = duckdb.connect(str(tmp_path / "gpucost.duckdb"), read_only=True)
+    try:
+        history = con.execute("select pricing_model, term_months, price_per_gpu_hour, payment "
+                              "from price_history where provider = 'aws' order by 1").fetchall()
+        offers = con.execute("select pricing_model, term_months, payment from gpu_offers "
+                             "where source = 'aws' order by 1").fetchall()
+    finally:
+        con.close()
+    assert history == [("on_demand", None, 6.88, None),
+                       ("reserved_1y", 12, 4.42375, "all_upfront")]
+    # in force: the stream's newer fetch "b" (it lists the reserved term only)
+    assert offers == [("reserved_1y", 12, "all_upfront")]

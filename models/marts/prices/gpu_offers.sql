@@ -17,6 +17,12 @@
 --     billed on top: CoreWeave's 2023 grid; never a minimum or a price basis) |
 --     shape_per_gpu (a per-GPU list price multiplied out to the only shape the part is
 --     rented as: Oracle's price list, BM.GPU.H100.8 = 8 x the per-GPU price)
+--   term_months [months]: the commitment the pricing model sells: 1 (reserved_1m), 6
+--     (reserved_6m), 12 (reserved_1y, savings_plan_1y), 36 (reserved_3y, savings_plan_3y);
+--     null for a price with no commitment (on_demand, spot, community, interruptible_bid,
+--     queued, capacity_block); macro term_months
+--   payment: how the commitment is paid where the source states it: no_upfront |
+--     partial_upfront | all_upfront (AWS Reserved terms); null when not stated
 --   is_fractional_gpu: true when the offer is a share of one GPU or a non-whole count; such
 --     offers keep a null price_per_gpu_hour
 --   gpu_memory_gb [GB]: memory per GPU as the source states it
@@ -81,6 +87,8 @@ final as (
         offers.pricing_model,
         offers.price_per_hour,
         offers.price_kind,
+        term_months(offers.pricing_model) as term_months,
+        offers.payment,
         offers.gpu_count,
         offers.is_fractional_gpu,
         offers.price_per_gpu_hour,

@@ -22,6 +22,11 @@
 --     day
 --   sources: the sources behind the row, comma-separated
 --   observed_at [timestamp (UTC)]: the last observation that day of the offers behind the row
+--   term_months [months]: the commitment the pricing model sells (1, 6, 12, 36; macro
+--     term_months); null for on_demand, spot, community, interruptible_bid, queued and
+--     capacity_block
+--   payment: how the commitment of the cheapest offer that day is paid, where its source states
+--     it: no_upfront | partial_upfront | all_upfront; null when not stated
 
 -- Built incrementally (models/incremental.py, SPECS["price_history"]): a refresh runs this SQL
 -- over the (day, provider, pricing_model) groups it touched only and replaces those rows; keep
@@ -64,7 +69,9 @@ final as (
         count(*) as n_offers,
         any_value(usable.source_kind) as source_kind,
         string_agg(distinct usable.source, ', ' order by usable.source) as sources,
-        max(usable.last_observed_at) as observed_at
+        max(usable.last_observed_at) as observed_at,
+        term_months(usable.pricing_model) as term_months,
+        arg_min(usable.payment, usable.price_per_gpu_hour) as payment
     from usable
     where usable.kind_rank = usable.best_kind_rank
     group by usable.day, usable.accelerator_id, usable.provider, usable.pricing_model
