@@ -17,6 +17,21 @@
 --     billed on top: CoreWeave's 2023 grid; never a minimum or a price basis) |
 --     shape_per_gpu (a per-GPU list price multiplied out to the only shape the part is
 --     rented as: Oracle's price list, BM.GPU.H100.8 = 8 x the per-GPU price)
+--   currency: the currency of price_per_hour and the per-GPU prices: USD for a price listed in
+--     USD or converted at an ECB reference rate (int_offers_usd, docs/currencies.md); the listed
+--     currency when no rate converts it (fx_basis no_rate)
+--   price_listed [currency_listed per hour]: the instance price per hour as the source lists it,
+--     in currency_listed, before any conversion
+--   currency_listed: the currency the source lists the price in (catalog/providers.csv states
+--     each non-USD provider's, with a source)
+--   fx_usd_per_unit [USD per unit of currency_listed]: the rate price_listed was multiplied by
+--     (1 for a USD price; null when no rate converts it)
+--   fx_rate_date [date]: the ECB business day whose rate converted the price: the last one on or
+--     before the observation day (a weekend takes Friday's); null for a USD price
+--   fx_basis: listed (a USD price as listed) | observation_day (converted at the rate of its
+--     observation day, fx_rate_date) | newest_rate (an undated price converted at the newest rate
+--     of its currency) | no_rate (no rate for its day: the price stays in its listed currency,
+--     listed here and left out of every USD answer)
 --   is_fractional_gpu: true when the offer is a share of one GPU or a non-whole count; such
 --     offers keep a null price_per_gpu_hour
 --   gpu_memory_gb [GB]: memory per GPU as the source states it
@@ -84,6 +99,11 @@ final as (
         offers.p10_price_per_gpu_hour,
         offers.p90_price_per_gpu_hour,
         offers.currency,
+        offers.price_listed,
+        offers.currency_listed,
+        offers.fx_usd_per_unit,
+        offers.fx_rate_date,
+        offers.fx_basis,
         offers.gpu_memory_gb,
         offers.vcpus,
         offers.ram_gb,
