@@ -134,3 +134,22 @@ def test_usd_per_unit_macro() -> None:
     # 2.52 EUR on 2026-10-29: 2.52 x usd_per_unit(1.113, 1) = 2.80476 USD
     assert con.execute("select 2.52 * usd_per_unit(1.113, 1.0)").fetchone()[0] == pytest.approx(
         2.80476, abs=1e-12)
+
+
+def test_a_providers_currency_is_a_sourced_iso_code() -> None:
+    """models/checks/provider_currency_stated.sql on catalog/providers.csv and on two bad rows."""
+    con = duckdb.connect()
+    con.execute("create schema curated")
+    con.execute("create table curated.providers as select * from read_csv(?, all_varchar = true)",
+                [str(MODELS_DIR.parent / "catalog" / "providers.csv")])
+    staging = (MODELS_DIR / "staging" / "stg_curated__providers.sql").read_text(encoding="utf-8")
+    con.execute(f"create view stg_curated__providers as {staging}")
+    check = (MODELS_DIR / "checks" / "provider_currency_stated.sql").read_text(encoding="utf-8")
+    assert con.execute(check).fetchall() == []
+    stated = dict(con.execute("select provider, currency from stg_curated__providers "
+                              "where currency is not null").fetchall())
+    assert stated == {"scaleway": "EUR", "seeweb": "EUR", "ovhcloud": "USD"}
+    con.execute("insert into curated.providers (provider, listing_kind, currency, source_url) "
+                "values ('a', 'own', 'euro', 'https://example.com'), ('b', 'own', 'EUR', null)")
+    assert sorted(con.execute(check).fetchall()) == [
+        ("a", "EURO", "currency is not an ISO 4217 code"), ("b", "EUR", "source_url")]
