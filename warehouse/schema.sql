@@ -221,3 +221,16 @@ create table if not exists system_descriptions (
     framework varchar,
     observed_at timestamptz not null
 );
+
+-- one euro reference rate (source ecb_fx, issue 41): units of `currency` per 1 EUR on
+-- `rate_date`, as the ECB publishes it. A payload writes only the rates its stream has not
+-- stored yet (the same currency, day and rate): the history file restates every day since 1999,
+-- so a refetch adds the new days alone; fetch_id is the first fetch that stated the rate
+create table if not exists fx_observations (
+    fetch_id bigint not null,
+    source varchar not null,
+    currency varchar not null,
+    rate_per_eur double not null,
+    rate_date date not null,
+    observed_at timestamptz not null
+);

@@ -35,6 +35,7 @@ from gpucost.warehouse import memory_limit
 from gpucost.warehouse.daily import DAILY_UPSERT, backfill_daily, confirm_snapshot
 from gpucost.warehouse.gates import Gates
 from gpucost.warehouse.raw_schema import (
+    FX_COLUMNS,
     PRICE_COLUMNS,
     RAW_ROW_MAX_CHARS,
     REJECT_COLUMNS,
@@ -63,6 +64,34 @@ def _insert_frame(con: duckdb.DuckDBPyConnection, table: str, columns: list[str]
                     f"select {', '.join(columns)} from _rows")
     finally:
         con.unregister("_rows")
+
+
+def _insert_new_rates(con: duckdb.DuckDBPyConnection, fetch_id: int, source: str,
+                      result: ParseResult, observed_at: datetime) -> int:
+    """Append the exchange rates this source's stream has not stored yet (the same currency,
+    day and rate): the ECB's history file restates every day since 1999, so a refetch writes
+    its new days alone (a revised rate is a new row; int_fx_rates takes the newest fetch's).
+    Returns the rates written (the fetch's rows_loaded counts every rate the payload states,
+    which the row-count guard compares)."""
+    frame = pd.DataFrame([(fetch_id, source, r.currency, r.rate_per_eur, r.rate_date,
+                           observed_at) for r in result.fx_rates], columns=FX_COLUMNS)
+    con.register("_rates", frame)
+    try:
+        before = con.execute("select count(*) from fx_observations").fetchall()[0][0]
+        con.execute(
+            f"insert into fx_observations ({', '.join(FX_COLUMNS)}) "
+            f"select {', '.join('_rates.' + c for c in FX_COLUMNS)} from _rates "
+            "anti join (select stored.currency, stored.rate_date, stored.rate_per_eur "
+            "           from fx_observations as stored "
+            "           inner join fetches on fetches.fetch_id = stored.fetch_id "
+            "           where fetches.source = ? and fetches.stream = ?) as known "
+            "    on known.currency = _rates.currency and known.rate_date = _rates.rate_date "
+            "    and known.rate_per_eur = _rates.rate_per_eur",
+            [source, result.stream])
+        after = con.execute("select count(*) from fx_observations").fetchall()[0][0]
+    finally:
+        con.unregister("_rates")
+    return int(after - before)
 
 
 def payload_relpath(source: str, day: date, sha256: str, ext: str | None) -> str:
@@ -348,6 +377,8 @@ class RawStore:
                      p.interactivity_basis, p.mean_ttft_ms, p.median_ttft_ms, p.p99_ttft_ms,
                      p.mean_tpot_ms, p.median_tpot_ms, p.p99_tpot_ms, p.requests_completed,
                      observed_at) for p in result.serving_points])
+            if result.fx_rates:
+                _insert_new_rates(con, fid, source, result, observed_at)
             if rejects:  # load-time gates add their own rejects
                 _insert_frame(con, "rejects", REJECT_COLUMNS, [
                     (fid, source, r.reason, r.detail[:RAW_ROW_MAX_CHARS],

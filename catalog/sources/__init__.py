@@ -30,6 +30,7 @@ _MODULES = {
     "crusoe": "gpucost.catalog.sources.crusoe",
     "datacrunch": "gpucost.catalog.sources.datacrunch",
     "digitalocean": "gpucost.catalog.sources.digitalocean",
+    "ecb_fx": "gpucost.catalog.sources.ecb_fx",
     "epoch": "gpucost.catalog.sources.epoch",
     "fluidstack": "gpucost.catalog.sources.fluidstack",
     "gcp_pricing_page": "gpucost.catalog.sources.gcp_pricing_page",

@@ -81,14 +81,17 @@ _PRICE_MODEL = {"vast": "community"}
 # * seeweb: sky/catalog/data_fetchers/fetch_seeweb.py (skypilot-org/skypilot) writes the
 #   plan's `hourly_price` from Seeweb's ecsapi `fetch_plans()`, unconverted; Seeweb (Italy)
 #   prices in EUR -> EUR.
-# * ovhcloud: no SkyPilot fetcher for OVHcloud was found (sky/catalog/data_fetchers has none)
-#   and the file does not say; OVHcloud publishes both EUR and USD lists, so the currency is
-#   unknown: its rows are refused (currency_unknown), never passed as USD.
+# * ovhcloud: the catalog's fetcher (no SkyPilot data_fetcher; the OVHcloud catalog's own
+#   script) scrapes https://www.ovhcloud.com/en/public-cloud/prices/, the international English
+#   page, whose prices are in US dollars, and strips the "$" from each price; its figures are the
+#   page's USD figures (a100-180 3.07, t1-le-45 0.77: cloud-gpus.com's table of 2025-09-17 in
+#   ../shared/data/prices/curated_tables/ lists OVHcloud at $3.07 and $0.77 from that page)
+#   -> USD (catalog/providers.csv states it with its source).
 # * alicloud: the recorded file comes from a fork (sugarlxn/skypilot-catalog) whose fetcher
 #   converts Alibaba's CNY list prices to USD at a fixed rate (0.138): not the provider's
 #   prices -> refused (currency_converted).
-_CURRENCY = {"scaleway": "EUR", "seeweb": "EUR"}
-_REFUSED_CURRENCY = {"ovhcloud": "currency_unknown", "alicloud": "currency_converted"}
+_CURRENCY = {"scaleway": "EUR", "seeweb": "EUR", "ovhcloud": "USD"}
+_REFUSED_CURRENCY = {"alicloud": "currency_converted"}
 # clouds whose offers are per region, listed once per zone with the zone's region (IBM: the
 # same price in us-south-1/2/3; some rows leave Region empty: jp-tok-2 -> jp-tok)
 _REGION_FROM_ZONE = frozenset({"ibm"})

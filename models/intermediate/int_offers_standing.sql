@@ -1,6 +1,6 @@
--- one row per offer in force (int_offers_mapped), with whether its price may stand in a
--- statistic or a price basis (issue 37): every answer about what a GPU costs reads these flags,
--- gpu_offers shows them.
+-- one row per offer in force (int_offers_mapped, its prices in USD: int_offers_usd), with
+-- whether its price may stand in a statistic or a price basis (issue 37): every answer about
+-- what a GPU costs reads these flags, gpu_offers shows them.
 --
 -- * is_disputed: the offer's source is outranked for its sku by the provider's own page or
 --   API, which states a price more than price_dispute_pct (25%) away (int_price_disputes):
@@ -16,7 +16,7 @@ with
 
 offers as (
 
-    select * from int_offers_mapped
+    select * from int_offers_usd
 
 ),
 

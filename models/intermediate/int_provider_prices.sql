@@ -37,6 +37,8 @@ offers as (
         -- price anyone pays for a machine (gpu_offers.price_kind): listed, never a statistic
         and int_offers_standing.price_kind not in ('gpu_component', 'gpu_only')
         and int_offers_standing.accelerator_id is not null
+        -- USD as listed or converted at the ECB rate of its day (int_offers_usd); a price
+        -- no rate converts (fx_basis no_rate) is listed in gpu_offers, never a statistic
         and int_offers_standing.currency = 'USD'
         and int_offers_standing.price_per_gpu_hour is not null
 
@@ -125,6 +127,9 @@ final as (
         cheapest_per_provider.gpu_count,
         cheapest_per_provider.price_per_gpu_hour,
         cheapest_per_provider.currency,
+        cheapest_per_provider.currency_listed,
+        cheapest_per_provider.fx_rate_date,
+        cheapest_per_provider.fx_basis,
         cheapest_per_provider.source,
         cheapest_per_provider.source_kind,
         cheapest_per_provider.is_crosscheck,

@@ -49,6 +49,8 @@ EXPECTED = {
     "paperspace_vms_e520054.csv": ("paperspace", {"on_demand": 14}, {}),
     # 115 GPU rows: 100 priced, 15 GPU __SPOT rows (empty Price) are spot offers
     "primeintellect_vms_d9a304e.csv": ("primeintellect", {"on_demand": 100, "spot": 15}, {}),
+    # OVHcloud: USD, the prices of ovhcloud.com/en/public-cloud/prices/ (catalog/providers.csv)
+    "ovhcloud_vms_8a258f5.csv": ("ovhcloud", {"on_demand": 42}, {}),
     "scaleway_vms_1fbe733.csv": ("scaleway", {"on_demand": 5}, {}),  # EUR
     "scp_vms_3f8faf1.csv": ("scp", {"on_demand": 12}, {}),
     "seeweb_vms_004a1ae.csv": ("seeweb", {"on_demand": 27}, {}),  # EUR
@@ -61,7 +63,6 @@ EXPECTED = {
 # files refused as a whole: every GPU row is a reject -> EmptyPayloadError (reason -> rows)
 REFUSED = {
     "mithril_vms_1f9eb0c.csv": {"placeholder_price": 4},
-    "ovhcloud_vms_8a258f5.csv": {"currency_unknown": 42},
     "alicloud_vms_003c56a_first134lines.csv": {"currency_converted": 133},
 }
 
@@ -258,6 +259,13 @@ def test_recorded_currencies(shared_data: Path) -> None:
     ecs = _one(seeweb, "ECS1GPU8", "")  # empty Region stays empty
     assert (ecs.price_per_hour, ecs.gpu_name_raw, ecs.currency) == (1.89, "H100", "EUR")
     assert {o.currency for o in _rec(shared_data, "cudo_vms_113567a.csv").prices} == {"USD"}
+    # OVHcloud's catalog is scraped from its international page, priced in USD: its 42 rows
+    # are accepted with that currency (a100-180: 1 x A100 80GB at 3.07, the page's $3.07)
+    ovh = _rec(shared_data, "ovhcloud_vms_8a258f5.csv")
+    assert len(ovh.prices) == 42 and not ovh.rejects
+    assert {o.currency for o in ovh.prices} == {"USD"}
+    a100 = _one(ovh, "a100-180", "GRA11")
+    assert (a100.price_per_hour, a100.gpu_count, a100.currency) == (3.07, 1.0, "USD")
 
 
 def test_recorded_ibm_regions_from_zones(shared_data: Path) -> None:

@@ -36,9 +36,8 @@ REFUSED = {
     "ec2_version_index_sample.json": "EmptyPayloadError",              # navigation only
     "offers_service_index_sample.json": "EmptyPayloadError",
     "lambda_vms_2026-05-07_failed_run_header_only.csv": "EmptyPayloadError",
-    # every GPU row refused: placeholder prices, unknown currency, converted currency
+    # every GPU row refused: placeholder prices, converted currency
     "mithril_vms_1f9eb0c.csv": "EmptyPayloadError",
-    "ovhcloud_vms_8a258f5.csv": "EmptyPayloadError",
     "alicloud_vms_003c56a_first134lines.csv": "EmptyPayloadError",
     # the recorded 2026 page is an excerpt holding one tab (8x: 5 offers) against the 2024
     # page's 17: the row-count guard refuses it as the newest payload of the stream until

@@ -23,6 +23,21 @@
 --     queued, capacity_block); macro term_months
 --   payment: how the commitment is paid where the source states it: no_upfront |
 --     partial_upfront | all_upfront (AWS Reserved terms); null when not stated
+--   currency: the currency of price_per_hour and the per-GPU prices: USD for a price listed in
+--     USD or converted at an ECB reference rate (int_offers_usd, docs/currencies.md); the listed
+--     currency when no rate converts it (fx_basis no_rate)
+--   price_listed [currency_listed per hour]: the instance price per hour as the source lists it,
+--     in currency_listed, before any conversion
+--   currency_listed: the currency the source lists the price in (catalog/providers.csv states
+--     each non-USD provider's, with a source)
+--   fx_usd_per_unit [USD per unit of currency_listed]: the rate price_listed was multiplied by
+--     (1 for a USD price; null when no rate converts it)
+--   fx_rate_date [date]: the ECB business day whose rate converted the price: the last one on or
+--     before the observation day (a weekend takes Friday's); null for a USD price
+--   fx_basis: listed (a USD price as listed) | observation_day (converted at the rate of its
+--     observation day, fx_rate_date) | newest_rate (an undated price converted at the newest rate
+--     of its currency) | no_rate (no rate for its day: the price stays in its listed currency,
+--     listed here and left out of every USD answer)
 --   is_fractional_gpu: true when the offer is a share of one GPU or a non-whole count; such
 --     offers keep a null price_per_gpu_hour
 --   gpu_memory_gb [GB]: memory per GPU as the source states it
@@ -96,6 +111,11 @@ final as (
         offers.p10_price_per_gpu_hour,
         offers.p90_price_per_gpu_hour,
         offers.currency,
+        offers.price_listed,
+        offers.currency_listed,
+        offers.fx_usd_per_unit,
+        offers.fx_rate_date,
+        offers.fx_basis,
         offers.gpu_memory_gb,
         offers.vcpus,
         offers.ram_gb,

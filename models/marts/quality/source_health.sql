@@ -9,7 +9,7 @@
 -- * last_error_type / last_error are those of the most recent failed fetch (which may be
 --   older than the last success; compare last_failure_at with last_success_at).
 -- * rows_in_force counts price, spec and throughput observations and system descriptions of
---   the fetches in force; for
+--   the fetches in force, and every exchange rate stored of a stream in force (ecb_fx); for
 --   'reference', the reference prices in use (not superseded by a scraped offer).
 -- * data_origin: a fetch in force is live when it was fetched live, or when a successful live
 --   fetch of the same source and stream returned the same payload (sha256); else replayed
@@ -38,7 +38,8 @@
 --     reference)
 --   last_error_type: named error class of the most recent failure (HttpStatusError, ...)
 --   last_error: error message of the most recent failure (scraped or network text)
---   rows_in_force [rows]: price, spec and throughput observations and system descriptions of this
+--   rows_in_force [rows]: price, spec and throughput observations, system descriptions and exchange
+--     rates (ecb_fx: every rate stored) of this
 --     source in force
 --   data_origin: where the data in force came from: live, replayed (files loaded by `gpucost
 --     ingest`, never confirmed by a live fetch), mixed (some streams each), curated
@@ -104,6 +105,12 @@ training_scaling_factors as (
 serving_sweep_points as (
 
     select * from stg_raw__serving_sweep_points
+
+),
+
+fx_observations as (
+
+    select * from stg_raw__fx_observations
 
 ),
 
@@ -256,6 +263,16 @@ rows_in_force as (
         serving_sweep_points.fetch_id,
         serving_sweep_points.observed_at
     from serving_sweep_points
+    union all
+    -- exchange rates accumulate: every rate its stream has stored counts for the stream's
+    -- fetch in force (a refetch writes only the new days, raw.fx_observations)
+    select
+        fx_stream_in_force.fetch_id,
+        fx_observations.observed_at
+    from fx_observations
+    inner join fetches_in_force as fx_stream_in_force
+        on fx_stream_in_force.source = fx_observations.source
+        and fx_stream_in_force.stream = fx_observations.stream
 
 ),
 
