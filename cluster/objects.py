@@ -38,6 +38,7 @@ s3fs filesystem on the same endpoint and key.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import re
 import time
@@ -315,51 +316,73 @@ class ObjectStore:
                 max_bytes: int | None) -> int:
         """GET the object into `sink` chunk by chunk as it arrives; returns its size. Raises
         ObjectTooLargeError past `max_bytes` (before reading when Content-Length says so),
-        _TooSlowError below the minimum rate, OSError kinds for botocore's errors."""
+        _TooSlowError below the minimum rate, OSError kinds for botocore's errors. Without
+        botocore (the cluster extra not installed: `refresh --upload` from the base venv) the
+        same loop reads pyarrow's input stream, the size cap checked on the object's listed
+        size first."""
+        if importlib.util.find_spec("botocore") is None:
+            return self._stream_arrow(bucket, key, sink, max_bytes)
         try:
             response = self._client().get_object(Bucket=bucket, Key=key)
         except Exception as exc:
             raise _os_error(exc) from None
         body = response["Body"]
         raw = getattr(body, "_raw_stream", body)
-        read = getattr(raw, "read1", raw.read)
         try:
-            length = response.get("ContentLength")
-            if max_bytes is not None and length is not None and length > max_bytes:
-                raise ObjectTooLargeError(
-                    f"reading s3://{bucket}/{key}: {length} bytes, more than the {max_bytes} "
-                    "allowed: refused unread")
-            rate = self.settings.min_rate_kbs * 1024
-            window_s = self.settings.timeout_s
-            size = 0
-            mark_t, mark_size = time.monotonic(), 0
-            while True:
-                try:
-                    chunk = read(READ_CHUNK)
-                except Exception as exc:
-                    raise _os_error(exc) from None
-                if not chunk:
-                    break
-                size += len(chunk)
-                if max_bytes is not None and size > max_bytes:
-                    raise ObjectTooLargeError(
-                        f"reading s3://{bucket}/{key}: more than the {max_bytes} bytes "
-                        "allowed: given up")
-                sink(chunk)
-                now = time.monotonic()
-                if now - mark_t >= window_s:
-                    got = size - mark_size
-                    if got < rate * (now - mark_t):
-                        raise _TooSlowError(
-                            f"slower than {self.settings.min_rate_kbs:g} KiB/s ({got} bytes in "
-                            f"the last {now - mark_t:.1f} s, {size} in all): given up "
-                            f"({FIELDS_RATE} sets the minimum)")
-                    mark_t, mark_size = now, size
-            if length is not None and size != length:
-                raise OSError(f"connection reset: {size} of {length} bytes read")
-            return size
+            return self._pump(bucket, key, getattr(raw, "read1", raw.read), sink, max_bytes,
+                              response.get("ContentLength"), wrap=_os_error)
         finally:
             body.close()
+
+    def _stream_arrow(self, bucket: str, key: str, sink: Callable[[bytes], None],
+                      max_bytes: int | None) -> int:
+        """_stream through pyarrow's S3 filesystem (no botocore)."""
+        from pyarrow import fs as pafs
+
+        info = self.fs.get_file_info(f"{bucket}/{key}")
+        if info.type != pafs.FileType.File:
+            raise FileNotFoundError(f"Path does not exist '{bucket}/{key}'")
+        with self.fs.open_input_stream(f"{bucket}/{key}") as stream:
+            return self._pump(bucket, key, stream.read, sink, max_bytes, int(info.size),
+                              wrap=lambda exc: exc)
+
+    def _pump(self, bucket: str, key: str, read: Callable[[int], bytes],
+              sink: Callable[[bytes], None], max_bytes: int | None, length: int | None,
+              wrap: Callable[[BaseException], BaseException]) -> int:
+        """Read chunks until the end into `sink`, with the size cap and the minimum rate."""
+        if max_bytes is not None and length is not None and length > max_bytes:
+            raise ObjectTooLargeError(
+                f"reading s3://{bucket}/{key}: {length} bytes, more than the {max_bytes} "
+                "allowed: refused unread")
+        rate = self.settings.min_rate_kbs * 1024
+        window_s = self.settings.timeout_s
+        size = 0
+        mark_t, mark_size = time.monotonic(), 0
+        while True:
+            try:
+                chunk = read(READ_CHUNK)
+            except Exception as exc:
+                raise wrap(exc) from None
+            if not chunk:
+                break
+            size += len(chunk)
+            if max_bytes is not None and size > max_bytes:
+                raise ObjectTooLargeError(
+                    f"reading s3://{bucket}/{key}: more than the {max_bytes} bytes "
+                    "allowed: given up")
+            sink(bytes(chunk))
+            now = time.monotonic()
+            if now - mark_t >= window_s:
+                got = size - mark_size
+                if got < rate * (now - mark_t):
+                    raise _TooSlowError(
+                        f"slower than {self.settings.min_rate_kbs:g} KiB/s ({got} bytes in "
+                        f"the last {now - mark_t:.1f} s, {size} in all): given up "
+                        f"({FIELDS_RATE} sets the minimum)")
+                mark_t, mark_size = now, size
+        if length is not None and size != length:
+            raise OSError(f"connection reset: {size} of {length} bytes read")
+        return size
 
     def get_bytes(self, bucket: str, key: str, max_bytes: int | None = None) -> bytes:
         """The object's bytes (at most `max_bytes`: a larger object is ObjectTooLargeError,
