@@ -227,9 +227,6 @@ def _json_key(name: str) -> str:
     return json.dumps(str(name))
 
 
-_JSON_SCALARS = (int, str, type(None), bool)
-
-
 def _json_cell(value: Any) -> str:
     """One value as write_json writes it inside a row (indent 1, a row at depth 2)."""
     if value is None:
