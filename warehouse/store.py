@@ -101,9 +101,9 @@ class RawStoreCorruptError(RawStoreUnreadableError):
     """A block of raw.duckdb fails DuckDB's checksum: named with its table."""
 
 
-RAW_RECOVERY = ("Nothing was fetched or changed and the published warehouse stays as it is. "
-                "Restore raw.duckdb from a backup, or move it aside and re-ingest the verbatim "
-                "payloads kept under raw/ (docs/operations.md, \"Recovering the raw layer\")")
+RAW_RECOVERY = ("The published warehouse stays as it is. Restore raw.duckdb from a backup, "
+                "or move it aside and re-ingest the verbatim payloads kept under raw/ "
+                "(docs/operations.md, \"Recovering the raw layer\")")
 
 
 # raw.duckdb up to this size is read whole before a refresh or an ingest uses it; a larger one
@@ -140,14 +140,15 @@ def corrupt_tables(con: duckdb.DuckDBPyConnection, whole: bool = True) -> list[s
     return bad
 
 
-def _raw_corrupt(path: Path, tables: list[str], exc: BaseException | None = None
-                 ) -> RawStoreCorruptError:
+def _raw_corrupt(path: Path, tables: list[str], exc: BaseException | None = None,
+                 before: bool = False) -> RawStoreCorruptError:
     what = (f"table{'s' if len(tables) > 1 else ''} {', '.join(tables)}" if tables
             else "a block")
     detail = f" ({' '.join(str(exc).split())[:120]})" if exc is not None and not tables else ""
     return RawStoreCorruptError(
         f"{path} is corrupted: {what} fail{'s' if len(tables) <= 1 else ''} DuckDB's block "
-        f"checksum{detail}. {RAW_RECOVERY}")
+        f"checksum{detail}. {'Nothing was fetched or changed. ' if before else ''}"
+        f"{RAW_RECOVERY}")
 
 
 class RawStore:
@@ -202,6 +203,10 @@ class RawStore:
 
             if not is_corruption(exc):
                 raise
+            try:  # DuckDB invalidated this instance: closed before the tables are read again
+                con.close()
+            except duckdb.Error:
+                pass
             raise self._corrupt_error(exc) from None
         finally:
             try:
@@ -238,12 +243,11 @@ class RawStore:
         finally:
             con.close()
         if bad:
-            raise _raw_corrupt(self.db_path, bad)
+            raise _raw_corrupt(self.db_path, bad, before=True)
 
     def _corrupt_error(self, exc: BaseException) -> RawStoreCorruptError:
-        """The named error of a corruption met during a load: its tables found by a read-only
-        scan in a fresh process-level instance when possible (DuckDB invalidates the
-        instance that met a fatal error)."""
+        """The named error of a corruption met during a load or its checkpoint: its tables
+        found by a read-only scan in a fresh instance when DuckDB allows one."""
         tables: list[str] = []
         try:
             with duckdb.connect(str(self.db_path), read_only=True) as ro:

@@ -145,6 +145,18 @@ def test_a_corrupted_raw_block_is_named_with_its_table_and_the_way_out(
         assert "Traceback" not in captured.out
     assert (wh / "gpucost.duckdb").read_bytes() == published
     assert "### Recovering the raw layer" in (ROOT / "docs/operations.md").read_text()
+    # met during a load instead (the check passed, the block went bad since): DuckDB's
+    # "FATAL Error: Failed to create checkpoint" becomes the same named error, its table found
+    from datetime import UTC, datetime
+
+    from gpucost.warehouse.store import RawStore, RawStoreCorruptError
+
+    store = RawStore(wh)
+    with pytest.raises(RawStoreCorruptError, match="table fetches fails DuckDB's block checksum"):
+        with store.connect() as con:
+            store.record_failure(con, run_id="r", source="lambda", mode="live",
+                                 started_at=datetime.now(UTC), finished_at=datetime.now(UTC),
+                                 error=RuntimeError("unreachable"))
 
 
 def test_a_full_disk_during_publish_leaves_no_partial_file(
