@@ -217,8 +217,8 @@ def base_problem(data_dir: Path) -> str:
     st = path.stat()
     if (st.st_size, st.st_mtime_ns) == (size, mtime_ns) and file_sha256(path) != sha256:
         # the same size and time, other bytes: bit rot (or a damaged disk), never a client
-        return ("full: the published file is corrupted (its bytes differ from its publish, "
-                "same size and time): rebuilt in full from the raw layer")
+        return ("full: the published file is corrupted (its bytes differ from its publish "
+                "at the same size and time: bit rot or a damaged disk)")
     try:
         con = open_published(path)
     except duckdb.Error:

@@ -121,7 +121,8 @@ def test_bit_rot_in_the_published_price_history_is_rebuilt_in_full(
     assert main(["refresh", "--no-prefect", "--source", "lambda"]) == EXIT_OK
     out = capsys.readouterr().out
     assert ("price history rebuilt in full: the published file is corrupted (its bytes "
-            "differ from its publish, same size and time)") in out
+            "differ from its publish at the same size and time: bit rot or a damaged disk)") \
+        in out
     assert _clean_rows(wh, "price_history") == _clean_rows(service_warehouse, "price_history")
     assert main(["sql", "select count(*) from price_history"]) == EXIT_OK
 
