@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import threading
 import time
 import traceback
@@ -42,6 +43,7 @@ from gpucost.catalog.records import (
     BodyDecodeError,
     DeadlineExceededError,
     HttpStatusError,
+    InvalidSourceUrlError,
     OffHostLinkError,
     Payload,
     ResponseTooLargeError,
@@ -267,9 +269,39 @@ def same_host(url: str, other: str, allowed: frozenset[str] = frozenset()) -> bo
 
 
 def source_url(name: str, default: str) -> str:
-    """The endpoint of source `name`: GPUCOST_SOURCE_URL_<NAME> if set, else `default`."""
-    override = os.environ.get(f"GPUCOST_SOURCE_URL_{name.upper()}", "").strip()
-    return secrets.remember_url_credentials(override or default)
+    """The endpoint of source `name`: GPUCOST_SOURCE_URL_<NAME> if set, else `default`.
+    An override is validated when read (InvalidSourceUrlError: http or https only, a host,
+    a port in 1-65535, parseable)."""
+    variable = f"GPUCOST_SOURCE_URL_{name.upper()}"
+    override = os.environ.get(variable, "").strip()
+    if not override:
+        return secrets.remember_url_credentials(default)
+    secrets.remember_url_credentials(override)
+    problem = url_problem(override)
+    if problem:
+        # credentials masked even where the URL is too broken to parse
+        shown = re.sub(r"(?<=://)[^/]*@", "***@", secrets.redact(override))
+        raise InvalidSourceUrlError(
+            f"{variable}={shown[:200]!r}: {problem}; not fetched, its last good data stays "
+            "in force")
+    return override
+
+
+def url_problem(url: str) -> str:
+    """Why `url` cannot be fetched ("" when it can): a scheme other than http or https, no
+    host, a port outside 1-65535, an unparseable authority (an unclosed IPv6 bracket)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # ValueError past 65535 or when not a number
+    except ValueError as exc:
+        return f"not a URL: {exc}"
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"scheme {parts.scheme or '(none)'!r}, only http and https"
+    if not parts.hostname:
+        return "no host"
+    if port is not None and not 1 <= port <= 65535:
+        return f"port {port} out of range"
+    return ""
 
 
 def _describe(exc: BaseException) -> tuple[str, bool]:

@@ -307,6 +307,12 @@ class PartsFailedError(FetchError):
         self.errors = errors
 
 
+class InvalidSourceUrlError(FetchError):
+    """A GPUCOST_SOURCE_URL_<NAME> override that is not an http(s) URL with a host and a
+    valid port (`file:///etc/passwd`, port 99999, an unclosed IPv6 bracket): refused when
+    read, that source's failure alone (it falls back to its last good data)."""
+
+
 class TruncatedResponseError(FetchError):
     """The connection dropped before the whole body arrived (after retries)."""
 

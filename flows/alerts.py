@@ -210,23 +210,12 @@ def write_rules(data_dir: Path, rules: list[dict[str, Any]]) -> None:
     or symlink of that name fails the write, it is never followed), fsynced, renamed over
     the old one (a symlink at alerts.json is replaced, not written through), directory
     fsynced. Mode 0600: a notify URL may hold a token."""
+    from gpucost.warehouse.files import write_atomic
+
     path = state_path(data_dir)
-    tmp = path.with_name(f".{STATE_NAME}.tmp-{os.getpid()}")
     body = json.dumps({"version": STATE_VERSION, "rules": rules}, indent=1,
                       sort_keys=True, default=str).encode() + b"\n"
-    with contextlib.suppress(FileNotFoundError):
-        if tmp.is_symlink() or tmp.exists():
-            tmp.unlink()  # ours from a crash (same pid), or planted: never written through
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(body)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, body, mode=0o600)
     dfd = os.open(path.parent, os.O_RDONLY)
     try:
         os.fsync(dfd)

@@ -47,6 +47,7 @@ def ingest_files(
     run_id = steps.new_run_id()
     cap = ingest_max_bytes()
     with writer_lock(data_dir):
+        store.check_readable()  # a corrupted raw.duckdb: named with its table, nothing loaded
         with store.connect() as con:
             outcomes: list[LoadOutcome] = []
             for path in files:

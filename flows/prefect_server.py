@@ -210,7 +210,9 @@ def start(timeout_s: float = START_TIMEOUT_S) -> tuple[ServerInfo, bool]:
         info = ServerInfo(pid=proc.pid, port=port, url=url,
                           started_at=datetime.now(UTC).isoformat(timespec="seconds"),
                           log=str(log_path), log_offset=log_offset)
-        _state_path(home).write_text(json.dumps(asdict(info), indent=1) + "\n")
+        from gpucost.warehouse.files import write_atomic  # never through a planted link
+
+        write_atomic(_state_path(home), json.dumps(asdict(info), indent=1) + "\n")
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if proc.poll() is not None:

@@ -37,6 +37,8 @@ from typing import Any
 
 import duckdb
 
+from gpucost.warehouse.files import clear_name, open_exclusive
+
 EXPORT_DIRNAME = "exports"
 SCHEMA_NAME = "schema.json"
 _TMP_PREFIX = ".tmp-"
@@ -87,6 +89,9 @@ class StagedExports:
     def stage(self, final_name: str) -> Path:
         final = self.out_dir / final_name
         tmp = final.parent / f"{_TMP_PREFIX}{os.getpid()}-{final.name}"
+        # DuckDB's COPY TO (and the JSON writers) would follow a link planted at this name:
+        # whatever is there is removed first (warehouse/files.py)
+        clear_name(tmp)
         self.pending.append((tmp, final))
         return tmp
 
@@ -220,9 +225,8 @@ def stage_exports(
             from gpucost.warehouse.feed import stage_feed
 
             stage_feed(con, staged.stage)
-        tmp = staged.stage(SCHEMA_NAME)
-        tmp.write_text(json.dumps(schema(files), indent=1, default=str) + "\n",
-                       encoding="utf-8")
+        with open_exclusive(staged.stage(SCHEMA_NAME)) as fh:
+            fh.write(json.dumps(schema(files), indent=1, default=str) + "\n")
     except BaseException:
         staged.discard()
         raise

@@ -201,7 +201,10 @@ def feed_document(con: Any, limit: int = FEED_ITEMS) -> dict[str, Any]:
 
 def stage_feed(con: Any, stage: Any) -> Path:
     """Write the feed under its temporary name (`stage(final_name)` -> temporary path)."""
+    from gpucost.warehouse.files import open_exclusive
+
     tmp: Path = stage(FEED_NAME)
-    tmp.write_text(json.dumps(feed_document(con), indent=1, default=str,
-                              ensure_ascii=False) + "\n", encoding="utf-8")
+    with open_exclusive(tmp) as fh:  # never through a link planted at the name
+        fh.write(json.dumps(feed_document(con), indent=1, default=str,
+                            ensure_ascii=False) + "\n")
     return tmp

@@ -9,7 +9,9 @@ file open read-only keeps the old inode and never blocks the rename.
 
 from __future__ import annotations
 
+import errno
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -20,6 +22,7 @@ from pathlib import Path
 import duckdb
 
 from gpucost.warehouse import memory_limit
+from gpucost.warehouse.files import write_atomic
 
 SERVING_NAME = "gpucost.duckdb"
 # The published file is written in DuckDB 1.5's storage format, so that the `duckdb` CLI 1.5
@@ -30,10 +33,11 @@ SERVING_NAME = "gpucost.duckdb"
 SERVING_STORAGE_VERSION = "v1.5.0"
 NEXT_NAME = "gpucost_next.duckdb"  # underscores: the file stem is the catalog name
 # What the last publish built, beside the published file (written after the swap): every
-# object of the file (kind, schema, name) and the file's size and modification time. The next
-# build starts from a copy of the published file only when both still hold (base_problem): a
-# client's read-write connection can plant tables, views or macros there, and a copy would
-# carry them into every later build.
+# object of the file (kind, schema, name) and the file's size, modification time and sha256.
+# The next build starts from a copy of the published file only when all still hold
+# (base_problem): a client's read-write connection can plant tables, views or macros there, and
+# a copy would carry them into every later build; bit rot that keeps the size and the time
+# (a flipped byte inside price_history) changes the sha256.
 MANIFEST_NAME = "published.json"
 
 
@@ -47,6 +51,27 @@ class NoWarehouseError(Exception):
 
 class WarehouseUnreadableError(Exception):
     """The published file exists but cannot be read (corrupt, truncated, not DuckDB)."""
+
+
+class WarehouseCorruptError(WarehouseUnreadableError):
+    """A block of the published file fails DuckDB's checksum (bit rot, a damaged disk)."""
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """Whether a DuckDB error says a block of a database file failed its checksum."""
+    text = str(exc)
+    return "Corrupt database file" in text or (
+        "checksum" in text and "does not match" in text)
+
+
+def corrupted_published(path: Path, exc: BaseException) -> WarehouseCorruptError:
+    """The one-line error of a query that met a corrupted block of the published file."""
+    where = str(exc).rsplit(" in block at location ", 1)
+    block = f" (block at byte {where[1].split()[0]})" if len(where) == 2 else ""
+    return WarehouseCorruptError(
+        f"the published warehouse {path} is corrupted: a block fails DuckDB's checksum"
+        f"{block}; the next `gpucost refresh` rebuilds it in full from the raw layer "
+        "(raw.duckdb is a separate file; docs/operations.md, \"Recovering the raw layer\")")
 
 
 class DataDirNotWritableError(Exception):
@@ -73,8 +98,15 @@ def writer_lock(data_dir: Path) -> Iterator[None]:
     data_dir = Path(data_dir)
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
-        fh = (data_dir / ".writer.lock").open("a+")
+        # never through a link planted at the lock's name (O_NOFOLLOW)
+        fd = os.open(data_dir / ".writer.lock",
+                     os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
+        fh = os.fdopen(fd, "a+")
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise DataDirNotWritableError(
+                f"{data_dir / '.writer.lock'} is a symbolic link (planted?): gpucost never "
+                "writes through one; nothing was changed. Remove it") from None
         raise DataDirNotWritableError(
             f"cannot write to the data directory {data_dir} ({exc.strerror or exc}); "
             "nothing was changed. Make it writable, or point GPUCOST_DATA_DIR elsewhere"
@@ -125,24 +157,38 @@ def objects_of(con: duckdb.DuckDBPyConnection) -> list[list[str]]:
     return [list(r) for r in con.execute(_OBJECTS).fetchall()]
 
 
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes (26 MB, the published file fully loaded: about 16 ms)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def _write_manifest(data_dir: Path, objects: list[list[str]]) -> None:
-    st = serving_path(data_dir).stat()
-    tmp = manifest_path(data_dir).with_suffix(".json.tmp")
-    tmp.write_text(json.dumps({"size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                               "objects": objects}), encoding="utf-8")
-    os.replace(tmp, manifest_path(data_dir))
+    path = serving_path(data_dir)
+    st = path.stat()
+    write_atomic(manifest_path(data_dir), json.dumps({
+        "size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": file_sha256(path),
+        "objects": objects}))
 
 
-def open_published(path: Path) -> duckdb.DuckDBPyConnection:
+def open_published(path: Path, max_memory: str | None = None) -> duckdb.DuckDBPyConnection:
     """The published file read-only with file access off: whatever a client planted in it
     (a view over read_text(...)) cannot read or write a file from this process.
 
     A second connection to a file this process holds open already shares its database
     instance, whose configuration the first locked: the same safe configuration (DuckDB
-    refuses to open one file twice with different ones), so that is not an error."""
+    refuses to open one file twice with different ones), so that is not an error.
+    `max_memory`: DuckDB's memory_limit for this reader (`gpucost sql`), set before the lock."""
     con = duckdb.connect(str(path), read_only=True,
                          config={"enable_external_access": False})
     try:
+        # DuckDB draws a progress bar on stdout past 2 s: never inside a CSV or JSON answer
+        con.execute("set enable_progress_bar = false")
+        if max_memory:
+            con.execute("set memory_limit = ?", [max_memory])
         con.execute("set lock_configuration = true")
     except duckdb.InvalidInputException as exc:
         if "has been locked" not in str(exc):
@@ -165,14 +211,22 @@ def base_problem(data_dir: Path) -> str:
     try:
         recorded = json.loads(manifest_path(data_dir).read_text(encoding="utf-8"))
         size, mtime_ns, expected = recorded["size"], recorded["mtime_ns"], recorded["objects"]
+        sha256 = recorded["sha256"]
     except (OSError, ValueError, KeyError, TypeError):
         return "full: the published file has no record of what its publish built"
+    st = path.stat()
+    if (st.st_size, st.st_mtime_ns) == (size, mtime_ns) and file_sha256(path) != sha256:
+        # the same size and time, other bytes: bit rot (or a damaged disk), never a client
+        return ("full: the published file is corrupted (its bytes differ from its publish "
+                "at the same size and time: bit rot or a damaged disk)")
     try:
         con = open_published(path)
     except duckdb.Error:
         return "full: the previous build cannot be read"
     try:
         found = objects_of(con)
+    except duckdb.Error:
+        return "full: the previous build cannot be read (corrupted)"
     finally:
         con.close()
     extra = [o for o in found if o not in expected]
@@ -183,7 +237,6 @@ def base_problem(data_dir: Path) -> str:
         more = len(extra) + len(missing) - len(what)
         return ("full: the published file holds objects its publish did not build ("
                 + "; ".join(what) + (f"; {more} more" if more > 0 else "") + ")")
-    st = path.stat()
     if (st.st_size, st.st_mtime_ns) != (size, mtime_ns) or path.with_name(
             path.name + ".wal").exists():
         return "full: the published file was written to after its publish (a read-write client?)"
@@ -213,14 +266,16 @@ def build(data_dir: Path, base: Path | None = None) -> Iterator[duckdb.DuckDBPyC
         pass  # create the raw layer, or bring an older one's schema up to date (migrations)
     nxt = data_dir / NEXT_NAME
     _remove_db(nxt)  # a build left by a crash is never published
-    if base is not None:
-        shutil.copyfile(base, nxt)
-    con = duckdb.connect(str(nxt),
-                         config={"storage_compatibility_version": SERVING_STORAGE_VERSION,
-                                 "memory_limit": memory_limit()})
-    con.execute("set enable_progress_bar = false")
+    con = None
     swapped = False
     try:
+        # a full disk during the copy or the build: the partial file is removed (finally)
+        if base is not None:
+            shutil.copyfile(base, nxt)
+        con = duckdb.connect(
+            str(nxt), config={"storage_compatibility_version": SERVING_STORAGE_VERSION,
+                              "memory_limit": memory_limit()})
+        con.execute("set enable_progress_bar = false")
         con.execute("attach ? as raw (read_only)", [str(store.db_path)])
         yield con
         con.execute("detach raw")
@@ -237,7 +292,11 @@ def build(data_dir: Path, base: Path | None = None) -> Iterator[duckdb.DuckDBPyC
         _write_manifest(data_dir, objects)
     finally:
         if not swapped:
-            con.close()
+            if con is not None:
+                try:  # a connection a fatal error (disk full) invalidated may fail to close
+                    con.close()
+                except duckdb.Error:
+                    pass
             _remove_db(nxt)
 
 
@@ -302,14 +361,16 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
-def connect_readonly(data_dir: Path, *, allow_files: bool = False) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to the published warehouse, file access disabled by default."""
+def connect_readonly(data_dir: Path, *, allow_files: bool = False,
+                     max_memory: str | None = None) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the published warehouse, file access disabled by default
+    (`max_memory`: DuckDB's memory_limit for it, `gpucost sql`)."""
     path = serving_path(data_dir)
     if not path.exists():
         raise NoWarehouseError(f"no published warehouse at {path}: run `gpucost refresh` first")
     try:
         if not allow_files:
-            return open_published(path)
+            return open_published(path, max_memory)
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
         if "lock" in str(exc).lower():

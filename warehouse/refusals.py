@@ -82,15 +82,26 @@ def plausible(when: datetime) -> bool:
 
 
 def last_good(con: duckdb.DuckDBPyConnection, source: str,
-              stream: str) -> tuple[int, datetime] | None:
-    """(rows loaded, observed_at) of the latest good payload of a stream, or None."""
+              stream: str) -> tuple[int, datetime | None] | None:
+    """(rows loaded, observed_at) of the good payload of a stream in force (the newest dated
+    one, else the newest undated one), or None.
+
+    observed_at is None when that payload was replayed from a file that states no date
+    (observed_at_basis 'ingest_time'): its time is the load's, not when its prices were
+    true, so a dated payload is never "older" than it (the models put any dated payload in
+    force before an undated one: int_fetches_in_force)."""
     rows = con.execute(
-        "select rows_loaded, observed_at from fetches where source = ? and stream = ? "
+        "select rows_loaded, observed_at, observed_at_basis is not distinct from "
+        "'ingest_time' from fetches where source = ? and stream = ? "
         "and status in ('ok', 'replayed') and rows_loaded > 0 and error_type is null "
-        "order by observed_at desc, fetch_id desc limit 1",
+        # the payload in force: the newest dated one, else the newest undated one
+        "order by observed_at_basis is not distinct from 'ingest_time', observed_at desc, "
+        "fetch_id desc limit 1",
         [source, stream],
     ).fetchall()
-    return (int(rows[0][0]), rows[0][1]) if rows else None
+    if not rows:
+        return None
+    return int(rows[0][0]), None if rows[0][2] else rows[0][1]
 
 
 def payload_refusal(con: duckdb.DuckDBPyConnection, source: str, result: ParseResult,
@@ -102,8 +113,9 @@ def payload_refusal(con: duckdb.DuckDBPyConnection, source: str, result: ParseRe
     * More rows than the payload row cap (payload_max_rows), even with `force`.
     * The collapse guard: far fewer rows than the latest good payload of the stream. A
       live fetch is always guarded; a replay (`gpucost ingest`) only when it would become
-      the newest payload of its stream (an older file is history and displaces nothing),
-      and not with `force` (the operator's explicit decision, `ingest --force`).
+      the newest payload of its stream (an older file is history and displaces nothing;
+      nothing is older than a payload replayed without a date, which any dated one
+      displaces), and not with `force` (the operator's explicit decision, `ingest --force`).
     """
     cap = payload_max_rows()
     if result.n_rows + len(result.rejects) > cap:

@@ -126,6 +126,60 @@ class RawStoreUnreadableError(Exception):
     """raw.duckdb exists but is not a readable DuckDB file (zero bytes, corrupt, truncated)."""
 
 
+class RawStoreCorruptError(RawStoreUnreadableError):
+    """A block of raw.duckdb fails DuckDB's checksum: named with its table."""
+
+
+RAW_RECOVERY = ("The published warehouse stays as it is. Restore raw.duckdb from a backup, "
+                "or move it aside and re-ingest the verbatim payloads kept under raw/ "
+                "(docs/operations.md, \"Recovering the raw layer\")")
+
+
+# raw.duckdb up to this size is read whole before a refresh or an ingest uses it; a larger one
+# (the 100M-row benchmark's is 3.2 GB: seconds to read) has the tail of each table read, the
+# row groups a load appends to and its checkpoint rewrites (DuckDB: 122,880 rows a group)
+RAW_FULL_CHECK_MAX_BYTES = 256 << 20
+TAIL_ROWS = 2 * 122_880
+
+
+def corrupt_tables(con: duckdb.DuckDBPyConnection, whole: bool = True) -> list[str]:
+    """The tables of the connection's database with a block that fails DuckDB's checksum:
+    every column of every row is read (bit_xor(hash(row))), so every data block of the table
+    is loaded and its checksum verified (raw.duckdb fully loaded with the recorded data,
+    9.7 MB: about 12 ms). `whole=False`: only the last TAIL_ROWS rows of each table (a rowid
+    filter prunes the other row groups). DuckDB's checksum catches any single flipped bit; the
+    published file is checked by its sha256 instead (warehouse/publish.py, base_problem)."""
+    from gpucost.warehouse.publish import is_corruption
+
+    bad = []
+    for schema, table in con.execute(
+            "select schema_name, table_name from duckdb_tables() "
+            "where database_name = current_database() order by all").fetchall():
+        name = f'"{schema}"."{table}"'
+        try:
+            where = ""
+            if not whole:
+                rows = con.execute(f"select count(*) from {name}").fetchone()[0]
+                where = f" where rowid >= {max(0, rows - TAIL_ROWS)}"
+            con.execute(f"select bit_xor(hash(t)) from {name} as t{where}").fetchall()
+        except duckdb.Error as exc:
+            if not is_corruption(exc):
+                raise
+            bad.append(table)
+    return bad
+
+
+def _raw_corrupt(path: Path, tables: list[str], exc: BaseException | None = None,
+                 before: bool = False) -> RawStoreCorruptError:
+    what = (f"table{'s' if len(tables) > 1 else ''} {', '.join(tables)}" if tables
+            else "a block")
+    detail = f" ({' '.join(str(exc).split())[:120]})" if exc is not None and not tables else ""
+    return RawStoreCorruptError(
+        f"{path} is corrupted: {what} fail{'s' if len(tables) <= 1 else ''} DuckDB's block "
+        f"checksum{detail}. {'Nothing was fetched or changed. ' if before else ''}"
+        f"{RAW_RECOVERY}")
+
+
 class RawStore:
     def __init__(self, data_dir: Path, gates: Gates | None = None):
         self.data_dir = Path(data_dir)
@@ -171,8 +225,23 @@ class RawStore:
             backfill_daily(con)
             yield con
             con.execute("checkpoint")
+        except duckdb.Error as exc:
+            # a corrupted block met while loading or checkpointing (DuckDB: "FATAL Error:
+            # Failed to create checkpoint ... Corrupt database file"): named, with the way out
+            from gpucost.warehouse.publish import is_corruption
+
+            if not is_corruption(exc):
+                raise
+            try:  # DuckDB invalidated this instance: closed before the tables are read again
+                con.close()
+            except duckdb.Error:
+                pass
+            raise self._corrupt_error(exc) from None
         finally:
-            con.close()
+            try:
+                con.close()
+            except duckdb.Error:
+                pass
 
     def _open(self) -> duckdb.DuckDBPyConnection:
         """raw.duckdb read-write, or RawStoreUnreadableError saying how to recover."""
@@ -191,9 +260,30 @@ class RawStore:
 
     def check_readable(self) -> None:
         """Raise RawStoreUnreadableError now (before a refresh fetches anything) when
-        raw.duckdb exists but cannot be opened."""
-        if self.db_path.exists():
-            self._open().close()
+        raw.duckdb exists but cannot be opened, RawStoreCorruptError when a block of one of
+        its tables fails DuckDB's checksum (corrupt_tables: every block read, ~12 ms, up to
+        RAW_FULL_CHECK_MAX_BYTES; the tail of each table past it)."""
+        if not self.db_path.exists():
+            return
+        whole = self.db_path.stat().st_size <= RAW_FULL_CHECK_MAX_BYTES
+        con = self._open()
+        try:
+            bad = corrupt_tables(con, whole=whole)
+        finally:
+            con.close()
+        if bad:
+            raise _raw_corrupt(self.db_path, bad, before=True)
+
+    def _corrupt_error(self, exc: BaseException) -> RawStoreCorruptError:
+        """The named error of a corruption met during a load or its checkpoint: its tables
+        found by a read-only scan in a fresh instance when DuckDB allows one."""
+        tables: list[str] = []
+        try:
+            with duckdb.connect(str(self.db_path), read_only=True) as ro:
+                tables = corrupt_tables(ro)
+        except duckdb.Error:
+            pass
+        return _raw_corrupt(self.db_path, tables, exc)
 
     @staticmethod
     def already_loaded(con: duckdb.DuckDBPyConnection, source: str, sha256: str,

@@ -148,6 +148,8 @@ def _run_command(args: argparse.Namespace) -> int:
             return EXIT_FAILED
         import duckdb
 
+        if isinstance(exc, duckdb.Error) and _corruption(args, exc):
+            return EXIT_FAILED
         if isinstance(exc, duckdb.IOException):
             print(f"error: {one_line(str(exc)[:300])}; the published warehouse "
                   "stays as it was", file=sys.stderr)
@@ -160,6 +162,25 @@ def _run_command(args: argparse.Namespace) -> int:
                   "it", file=sys.stderr)
             return EXIT_FAILED
         raise
+
+
+def _corruption(args: argparse.Namespace, exc: Exception) -> bool:
+    """A block that fails DuckDB's checksum (`Corrupt database file`): one named line. A
+    reading command reads only the published file; a writing one names no file."""
+    from gpucost.warehouse.publish import corrupted_published, is_corruption, serving_path
+
+    if not is_corruption(exc):
+        return False
+    if getattr(args, "command", "") in ("refresh", "ingest", "backfill"):
+        print(f"error: a database file is corrupted ({one_line(str(exc)[:200])}); the published "
+              "warehouse stays as it was (docs/operations.md, \"Recovering the raw layer\")",
+              file=sys.stderr)
+        return True
+    from gpucost.warehouse import data_dir
+
+    print(f"error: {one_line(corrupted_published(serving_path(data_dir()), exc))}",
+          file=sys.stderr)
+    return True
 
 
 if __name__ == "__main__":

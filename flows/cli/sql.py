@@ -5,7 +5,11 @@ query comes from the argument, from `-f FILE`, or from standard input (`-`, or n
 with stdin not a terminal). Defaults guard the terminal: a time limit (`--timeout`, 30 s) and,
 for the table format, a row limit (`--max-rows`, 10,000; 0 = all) announced in a footer.
 JSON output is strict JSON (NaN and infinities become null). A closed pipe (`| head`) ends
-the command quietly.
+the command quietly. DuckDB's memory is limited (`--memory-limit`, GPUCOST_SQL_MEMORY_LIMIT,
+1GB by default: past it DuckDB spills or stops the query with a named error), CSV and JSON are
+written as the rows arrive (batches of FETCH_ROWS, never the whole answer in memory), the
+time limit counts the time spent in DuckDB (not writing), and a query longer than
+MAX_QUERY_BYTES or an answer of more than MAX_COLUMNS columns is refused by name.
 
 `tables` lists the published tables with what one row is (the first sentence of each mart's
 header comment) and their row counts; `describe TABLE` lists its columns with type, unit and
@@ -20,10 +24,14 @@ file-access-off connection.
 from __future__ import annotations
 
 import argparse
+import csv
+import json
+import math
 import os
 import re
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,14 +43,21 @@ from gpucost.flows.cli.output import (
     EXIT_OK,
     EXIT_USAGE,
     add_format_option,
+    json_value,
     write_csv,
     write_json,
     write_table,
 )
 from gpucost.flows.cli.terminal import one_line
 
+_encode_str = json.encoder.encode_basestring_ascii  # what json.dumps uses (ensure_ascii)
+
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 10_000
+DEFAULT_MEMORY_LIMIT = "1GB"  # GPUCOST_SQL_MEMORY_LIMIT or --memory-limit override it
+MAX_QUERY_BYTES = 1_000_000  # a 6 MB query of 3M columns took 6.3 GB before DuckDB's OOM
+MAX_COLUMNS = 10_000
+FETCH_ROWS = 10_000  # rows fetched and written at a time in csv and json
 MAX_TIMEOUT_S = 7 * 86_400.0  # a week: threading.Timer overflows far beyond
 TIMEOUT = number(maximum=MAX_TIMEOUT_S, what="seconds; 0 = no limit")
 REMOTE_HELP = ("the cluster's published snapshot on object storage (cluster mode: "
@@ -75,6 +90,10 @@ def read_query(args: argparse.Namespace) -> str:
         text = args.query
     if not _COMMENTS.sub("", text).strip().strip(";").strip():
         raise UsageError("the query is empty")
+    size = len(text.encode("utf-8", "replace"))
+    if size > MAX_QUERY_BYTES:
+        raise UsageError(f"the query is {size / 1e6:.1f} MB, over the {MAX_QUERY_BYTES / 1e6:g}"
+                         " MB cap for a query; refused before DuckDB reads it")
     return text
 
 
@@ -111,12 +130,28 @@ def closed_pipe_is_fine() -> Iterator[None]:
         os.close(devnull)
 
 
-def _connect(remote: bool = False) -> Any | None:
+def sql_memory_limit(option: str | None = None) -> str:
+    """DuckDB's memory for `gpucost sql`: --memory-limit, else GPUCOST_SQL_MEMORY_LIMIT, else
+    DEFAULT_MEMORY_LIMIT (any DuckDB size: 512MB, 4GB)."""
+    return (option or os.environ.get("GPUCOST_SQL_MEMORY_LIMIT", "").strip()
+            or DEFAULT_MEMORY_LIMIT)
+
+
+def _connect(remote: bool = False, max_memory: str | None = None) -> Any | None:
     """A read-only connection to the published warehouse, or None (the reason printed).
     `remote`: the cluster's published snapshot (cluster/snapshot.py, the reader key),
-    downloaded once per publish into <data dir>/remote-cache."""
+    downloaded once per publish into <data dir>/remote-cache. `max_memory`: DuckDB's
+    memory_limit for it."""
     if remote:
-        return _connect_remote()
+        con = _connect_remote()
+        if con is not None and max_memory:
+            import duckdb
+
+            try:
+                con.execute("set memory_limit = ?", [max_memory])
+            except duckdb.Error:  # its configuration is locked: its own settings stand
+                pass
+        return con
     from gpucost.warehouse import data_dir
     from gpucost.warehouse.publish import (
         NoWarehouseError,
@@ -125,7 +160,7 @@ def _connect(remote: bool = False) -> Any | None:
     )
 
     try:
-        return connect_readonly(data_dir())
+        return connect_readonly(data_dir(), max_memory=max_memory)
     except (NoWarehouseError, WarehouseUnreadableError) as exc:
         _err(str(exc))
         return None
@@ -166,6 +201,124 @@ def run_query(con: Any, query: str, timeout_s: float,
             timer.cancel()
 
 
+class _Budget:
+    """The time limit over every DuckDB call of one query (execute, each fetch): the time
+    spent writing the answer out does not count."""
+
+    def __init__(self, con: Any, timeout_s: float) -> None:
+        self.con, self.left = con, timeout_s
+
+    def call(self, fn: Any, *args: Any) -> Any:
+        timer = threading.Timer(max(self.left, 0.001), self.con.interrupt) \
+            if self.left != float("inf") else None
+        if timer:
+            timer.daemon = True
+            timer.start()
+        start = time.monotonic()
+        try:
+            return fn(*args)
+        finally:
+            if timer:
+                timer.cancel()
+                self.left -= time.monotonic() - start
+
+
+def _json_key(name: str) -> str:
+    return json.dumps(str(name))
+
+
+def _json_cell(value: Any) -> str:
+    """One value as write_json writes it inside a row (indent 1, a row at depth 2)."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return float.__repr__(value) if math.isfinite(value) else "null"
+    if isinstance(value, str):
+        return _encode_str(value)
+    text = json.dumps(json_value(value), indent=1, allow_nan=False, default=str)
+    return text.replace("\n", "\n  ")
+
+
+def stream_rows(cur: Any, cols: list[str], fmt: str, budget: _Budget, out: Any) -> int:
+    """Fetch the answer FETCH_ROWS at a time and write each batch as it comes (csv, or the
+    exact text write_json prints for the whole list): memory stays bounded whatever the
+    number of rows. The number of rows written."""
+    n = 0
+    if fmt == "csv":
+        writer = csv.writer(out)
+        writer.writerow(cols)
+        while rows := budget.call(cur.fetchmany, FETCH_ROWS):
+            writer.writerows(rows)
+            n += len(rows)
+        return n
+    # as a dict: a repeated column name keeps its first place and its last value
+    last = {str(c): i for i, c in enumerate(cols)}
+    keys = [(f"  {_json_key(c)}: ", i) for c, i in last.items()]
+    while rows := budget.call(cur.fetchmany, FETCH_ROWS):
+        parts = []
+        for row in rows:
+            body = ",\n".join(k + _json_cell(row[i]) for k, i in keys)
+            parts.append(" {\n" + body + "\n }")
+        out.write(("[\n" if n == 0 else ",\n") + ",\n".join(parts))
+        n += len(rows)
+    out.write("\n]\n" if n else "[]\n")
+    return n
+
+
+def _stream(con: Any, query: str, args: argparse.Namespace) -> int:
+    """csv and json: the answer written as it arrives; the exit code."""
+    import duckdb
+
+    budget = _Budget(con, args.timeout if args.timeout > 0 else float("inf"))
+    try:
+        cur = budget.call(con.execute, query)
+        cols = [d[0] for d in cur.description or []]
+        if len(cols) > MAX_COLUMNS:
+            _err(f"the answer has {len(cols):,} columns, over the {MAX_COLUMNS:,} a query may "
+                 "return; select the columns you need")
+            return EXIT_FAILED
+        with closed_pipe_is_fine():
+            stream_rows(cur, cols, args.format, budget, sys.stdout)
+            sys.stdout.flush()
+    except duckdb.InterruptException:
+        _err(f"the query ran longer than {args.timeout:g} s and was stopped "
+             "(--timeout SECONDS, 0 = no limit)")
+        return EXIT_FAILED
+    except duckdb.OutOfMemoryException as exc:
+        _err(f"the query needs more memory than its limit ({_limit_text(args)}; "
+             f"--memory-limit SIZE or GPUCOST_SQL_MEMORY_LIMIT raise it): {exc}")
+        return EXIT_FAILED
+    except duckdb.Error as exc:
+        _query_error(exc, args)
+        return EXIT_FAILED
+    except MemoryError:
+        _err("the result does not fit in memory: add a LIMIT or aggregate")
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _limit_text(args: argparse.Namespace) -> str:
+    return f"memory_limit {sql_memory_limit(getattr(args, 'memory_limit', None))}"
+
+
+def _query_error(exc: Exception, args: argparse.Namespace) -> None:
+    from gpucost.warehouse.publish import corrupted_published, is_corruption
+
+    if is_corruption(exc) and not args.remote:
+        from gpucost.warehouse import data_dir
+        from gpucost.warehouse.publish import serving_path
+
+        _err(str(corrupted_published(serving_path(data_dir()), exc)))
+    else:
+        _err(f"{type(exc).__name__}: {exc}")
+
+
 def cmd_sql(args: argparse.Namespace) -> int:
     import duckdb
 
@@ -174,18 +327,31 @@ def cmd_sql(args: argparse.Namespace) -> int:
     except UsageError as exc:
         _err(str(exc))
         return EXIT_USAGE
-    con = _connect(args.remote)
+    con = _connect(args.remote, sql_memory_limit(args.memory_limit))
     if con is None:
         return EXIT_FAILED
-    limit = args.max_rows if args.format == "table" else 0
+    if args.format in ("csv", "json"):
+        try:
+            return _stream(con, query, args)
+        finally:
+            con.close()
+    limit = args.max_rows
     try:
         cols, rows, cut = run_query(con, query, args.timeout, limit)
+        if len(cols) > MAX_COLUMNS:
+            _err(f"the answer has {len(cols):,} columns, over the {MAX_COLUMNS:,} a query may "
+                 "return; select the columns you need")
+            return EXIT_FAILED
     except duckdb.InterruptException:
         _err(f"the query ran longer than {args.timeout:g} s and was stopped "
              "(--timeout SECONDS, 0 = no limit)")
         return EXIT_FAILED
+    except duckdb.OutOfMemoryException as exc:
+        _err(f"the query needs more memory than its limit ({_limit_text(args)}; "
+             f"--memory-limit SIZE or GPUCOST_SQL_MEMORY_LIMIT raise it): {exc}")
+        return EXIT_FAILED
     except duckdb.Error as exc:
-        _err(f"{type(exc).__name__}: {exc}")
+        _query_error(exc, args)
         return EXIT_FAILED
     except MemoryError:
         _err("the result does not fit in memory: add a LIMIT or aggregate")
@@ -262,6 +428,17 @@ def cmd_describe(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+_SIZE = re.compile(r"\d+(\.\d+)?\s*([KMGT]i?B|B|bytes)?", re.I)
+
+
+def _memory_size(text: str) -> str:
+    """--memory-limit: a DuckDB size (512MB, 4GB, 2GiB)."""
+    text = text.strip()
+    if not _SIZE.fullmatch(text) or float(re.match(r"[\d.]+", text).group()) <= 0:
+        raise argparse.ArgumentTypeError(f"not a memory size: {text!r} (e.g. 512MB, 4GB)")
+    return text
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("sql", help="read-only query of the published warehouse")
     s.add_argument("query", nargs="?", default=None,
@@ -274,6 +451,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--max-rows", type=non_negative_int, default=DEFAULT_MAX_ROWS, metavar="N",
                    help=f"rows printed in the table format (default {DEFAULT_MAX_ROWS:,};"
                         " 0 = all; csv and json are never cut)")
+    s.add_argument("--memory-limit", metavar="SIZE", type=_memory_size, default=None,
+                   help="DuckDB's memory for the query (default GPUCOST_SQL_MEMORY_LIMIT, else "
+                        f"{DEFAULT_MEMORY_LIMIT}; past it DuckDB spills or stops the query)")
     s.add_argument("--remote", action="store_true", help=REMOTE_HELP)
     s.set_defaults(func=cmd_sql)
 

@@ -269,6 +269,66 @@ CLIENT_CASES: list[Case] = [
          "tests/warehouse/test_exports.py::test_every_mart_exported_with_documented_columns"),
 ]
 
+
+# Issue 40 "Hostile round 4": corrupted files, full disks, planted links, huge answers, URL
+# overrides (the embedded mode; items numbered in the issue's order). The cluster mode's
+# cases are ROUND4_CLUSTER_CASES at the end of this file.
+_R4 = "tests/system/test_hostile_round4.py::"
+
+ROUND4_CASES: list[Case] = [
+    Case(1, "one corrupted block in the published file: `offers`, `report`, `sources`, "
+            "`estimate`, `sql` (`_duckdb.Error: Corrupt database file` tracebacks)",
+         "one line: the published warehouse is corrupted, the next refresh rebuilds it in full; "
+         "exit 1; that refresh rebuilds it equal to a clean build",
+         _R4 + "test_a_corrupted_block_in_the_published_file_is_one_line_for_every_reader"),
+    Case(2, "bit rot inside the published `price_history`, size and mtime kept (refreshes "
+            "built on the damaged base, exit 0)",
+         "the sha256 recorded at the publish differs: rebuilt in full from the raw layer, said "
+         "in the summary line; price_history equal to a clean build",
+         _R4 + "test_bit_rot_in_the_published_price_history_is_rebuilt_in_full"),
+    Case(3, "a corrupted block in raw.duckdb (`FatalException: Failed to create checkpoint`, "
+            "a traceback)",
+         "raw.duckdb read whole before a refresh or ingest uses it: one line naming the table "
+         "and docs/operations.md's recovery, exit 1; the published file untouched",
+         _R4 + "test_a_corrupted_raw_block_is_named_with_its_table_and_the_way_out"),
+    Case(4, "a full disk while the build copies the published file (left gpucost_next.duckdb, "
+            "15 MB; simulated: ENOSPC after half the copy)",
+         "the partial file removed; published file and exports unchanged",
+         _R4 + "test_a_full_disk_during_publish_leaves_no_partial_file"),
+    Case(4, "a file-size limit (RLIMIT_FSIZE, EFBIG) during a full rebuild's checkpoint",
+         "the partial file removed; published file unchanged",
+         _R4 + "test_a_file_size_limit_during_the_build_leaves_no_partial_file"),
+    Case(5, "a 1-row dated file replayed into SkyPilot `cudo`, whose last payload was undated "
+            "(offers in force 156 -> 1, exit 0)",
+         "refused by the row guard (RowCountCollapseError); the 156 rows stay; `--force` loads",
+         _R4 + "test_a_dated_one_row_file_into_an_undated_stream_is_refused_by_the_row_guard"),
+    Case(6, "a symlink planted at `<data dir>/published.json.tmp` (the refresh wrote through "
+            "it), and at the exports' temporary names and the writer lock",
+         "never followed: fresh temporary names (mkstemp + os.replace) or O_EXCL|O_NOFOLLOW; "
+         "the link's target unchanged; a linked writer lock refused by name",
+         _R4 + "test_a_symlink_planted_at_a_temporary_name_is_never_written_through"),
+    Case(7, "`report -o` onto a character device (replaced /dev/null as root); tested on a "
+            "FIFO and a link to it",
+         "refused by name (not a regular file), exit 2; the FIFO stays",
+         _R4 + "test_report_output_onto_a_fifo_is_refused_by_name"),
+    Case(8, "`sql --format json \"select * from range(10000000)\"` (311 s, 4.9 GB; CSV 1.1 GB)",
+         "CSV and JSON written as the rows arrive: 1,000,000 rows under 150 MB in a child "
+         "process (benchmarks/RESULTS.md: 10M rows before and after)",
+         _R4 + "test_sql_streams_csv_and_json_in_bounded_memory"),
+    Case(8, "the streamed JSON against the whole-list writer", "the same bytes",
+         _R4 + "test_sql_json_streamed_is_the_text_write_json_prints"),
+    Case(8, "no memory limit on `sql`; a 6 MB query of 3M columns (6.3 GB, then DuckDB's OOM)",
+         "memory_limit 1 GB (GPUCOST_SQL_MEMORY_LIMIT, --memory-limit), past it one line; a "
+         "query over 1 MB (exit 2) or an answer over 10,000 columns refused by name",
+         _R4 + "test_sql_has_a_memory_limit_and_refuses_huge_queries_by_name"),
+    Case(9, "GPUCOST_SOURCE_URL_<NAME> of `file:///etc/passwd`, `http://127.0.0.1:99999/`, an "
+            "unclosed IPv6 bracket (53-73-line tracebacks in the summary)",
+         "InvalidSourceUrlError in one line (credentials masked); the source falls back, the "
+         "refresh publishes",
+         _R4 + "test_a_broken_source_url_override_is_one_named_line_and_the_source_falls_back"),
+]
+
+
 # round 4, cluster mode (tests/cluster, run by make cluster-test)
 _C4 = "tests/cluster/test_round4_cluster.py::"
 ROUND4_CLUSTER_CASES: list[Case] = [

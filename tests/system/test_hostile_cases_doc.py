@@ -33,3 +33,14 @@ def test_every_client_case_names_an_existing_test() -> None:
                if c.test.split("::")[1] not in _tests_in(ROOT / c.test.split("::")[0])]
     assert not missing
     assert {c.item for c in CLIENT_CASES} == set(range(1, 12))
+
+
+def test_every_round4_case_names_an_existing_test() -> None:
+    """Issue 40's cases (embedded and cluster): each names a test that exists; the embedded
+    ones cover the issue's items 1-9."""
+    from hostile_cases import ROUND4_CASES, ROUND4_CLUSTER_CASES
+
+    missing = [c.test for c in ROUND4_CASES + ROUND4_CLUSTER_CASES
+               if c.test.split("::")[1] not in _tests_in(ROOT / c.test.split("::")[0])]
+    assert not missing
+    assert {c.item for c in ROUND4_CASES} == set(range(1, 10))

@@ -203,15 +203,18 @@ def test_an_unreadable_raw_duckdb_is_one_line_with_the_way_out(tmp_path, monkeyp
 
 
 def test_a_read_only_data_directory_is_one_line(tmp_path, monkeypatch, capsys):
-    """OSError 30 on the writer lock was a traceback (tests run as root: simulated)."""
-    real_open = Path.open
+    """OSError 30 on the writer lock was a traceback (tests run as root: simulated; the lock
+    is opened with os.open and O_NOFOLLOW since issue 40)."""
+    import os
 
-    def read_only(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if self.name == ".writer.lock":
-            raise OSError(errno.EROFS, "Read-only file system", str(self))
-        return real_open(self, *args, **kwargs)
+    real_open = os.open
 
-    monkeypatch.setattr(Path, "open", read_only)
+    def read_only(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if Path(path).name == ".writer.lock":
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
     monkeypatch.setenv("GPUCOST_DATA_DIR", str(tmp_path))
     assert main(["ingest", "skypilot", str(SKY_TINY)]) == EXIT_FAILED
     err = capsys.readouterr().err.strip()

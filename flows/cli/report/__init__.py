@@ -102,10 +102,21 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _unwritable(out: Path) -> str:
-    """Why the report cannot be written at `out` ("" when it looks writable): a directory, a
-    parent that is a file, a folder without write permission."""
+    """Why the report cannot be written at `out` ("" when it looks writable): a directory,
+    anything else that is not a regular file (`-o /dev/null` replaced the device with the
+    report), a parent that is a file, a folder without write permission."""
     if out.is_dir() or str(out).endswith(os.sep):
         return "a directory; give the file to write, e.g. report.html"
+    if out.exists() and not out.is_file():  # a device, a FIFO, a socket (or a link to one)
+        import stat
+
+        mode = out.stat().st_mode
+        kind = ("a character device" if stat.S_ISCHR(mode) else
+                "a block device" if stat.S_ISBLK(mode) else
+                "a FIFO" if stat.S_ISFIFO(mode) else
+                "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        return (f"{kind}; the report is written only as a regular file (it would replace "
+                "it), give a file name, e.g. report.html")
     parent = out.parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
