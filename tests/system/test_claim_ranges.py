@@ -89,6 +89,16 @@ def test_the_prices_in_force_are_those_of_the_hand_computation(loaded):
                    "basis_kind = 'observed' and accelerator_id in (?, ?, ?)",
               ["nvidia-b200-sxm-180gb", "nvidia-gb200-186gb", "nvidia-h200-sxm-141gb"])
     prices = {(a, b): p for a, b, p in rows}
+    # Issue 41's ways of selling are bases too (ranked after the default ones, so never in the
+    # claim ranges below): GCP's DWS columns of its ~2026-10 page, read by hand there
+    # (a4-highgpu-8g calendar mode $90.22, flex-start $64.4400; a3-ultragpu-8g $59.3600 and
+    # $42.4000), per GPU of the 8.
+    new_ways = {("nvidia-b200-sxm-180gb", "capacity_block_min"): 90.22 / 8,
+                ("nvidia-b200-sxm-180gb", "queued_min"): 64.44 / 8,
+                ("nvidia-h200-sxm-141gb", "capacity_block_min"): 59.36 / 8,
+                ("nvidia-h200-sxm-141gb", "queued_min"): 42.4 / 8}
+    for key, price in new_ways.items():
+        assert prices.pop(key) == pytest.approx(price, rel=1e-9), key
     expected = {**{("nvidia-b200-sxm-180gb", b): p for b, p in B200_PRICES.items()},
                 **{("nvidia-gb200-186gb", b): p for b, p in GB200_PRICES.items()},
                 **{("nvidia-h200-sxm-141gb", b): p for b, p in H200_PRICES.items()}}

@@ -54,8 +54,14 @@ def test_commitment_breakeven_of_the_h100_8_gpu_node(loaded) -> None:
         from commitment_breakeven
         where accelerator_id = ? and gpu_count = 8
         order by term_months""", [H100])
-    assert [r[:2] for r in rows] == [("reserved_1y", 12), ("reserved_3y", 36)]
-    one_year, three_year = rows
+    assert [r[:2] for r in rows] == [("reserved_1y", 12), ("reserved_3y", 36),
+                                     ("capacity_block", None)]
+    one_year, three_year, block = rows
+    # GCP's DWS calendar mode for a3-highgpu-8g, $41.60 per hour on its ~2026-10 page (a
+    # capacity block: booked dates, no term): 41.60 / 8 = 5.2 per GPU-hour, 5.2 / 3.99 = 130%
+    assert block[2] == pytest.approx(41.60 / 8) and block[4:6] == ("gcp", "a3-highgpu-8g")
+    assert block[10] == pytest.approx(41.60 / 8 / 3.99) == pytest.approx(1.30326, abs=1e-5)
+    assert block[11] is False
     assert one_year[2] == pytest.approx(GCP_1Y / 8) == pytest.approx(7.672959278875)
     assert one_year[3] == pytest.approx(GCP_1Y)
     assert one_year[4:7] == ("gcp", "a3-highgpu-8g", "us-central1")
@@ -143,7 +149,8 @@ def test_rent_vs_buy_shows_each_term_beside_ownership(loaded) -> None:
     rows = _q(con, "select pricing_model, breakeven_utilisation, owned_breakeven_vs_on_demand, "
                    "owned_breakeven_vs_commitment from commitment_breakeven_estimate(?, 1, "
                    "gpus_per_instance := 8)", [H100])
-    assert [r[0] for r in rows] == ["reserved_1y", "reserved_3y"]
+    assert [r[0] for r in rows] == ["reserved_1y", "reserved_3y", "capacity_block"]
+    assert rows[2][1] == pytest.approx(41.60 / 8 / 3.99)
     assert rows[0][1] == pytest.approx(GCP_1Y / 8 / 3.99)
     assert rows[0][2] == pytest.approx(fixed / (3.99 - energy))
     assert rows[0][3] == pytest.approx(fixed / (GCP_1Y / 8 - energy))
@@ -151,7 +158,7 @@ def test_rent_vs_buy_shows_each_term_beside_ownership(loaded) -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "commitments against on-demand offers of the same size (8 GPUs per instance)" in out
-    assert "never (192%)" in out and "never (122%)" in out
+    assert "never (192%)" in out and "never (122%)" in out and "never (130%)" in out
     assert "gcp's own on-demand 8-GPU price 11.1 USD/GPU-h: its reserved_1y pays above 69%" \
         in out
     # the cheapest observed rental the ownership answer compares with is unchanged
