@@ -78,7 +78,8 @@ COLUMNS = ["accelerator_id", "accelerator_name", "provider", "seller", "listing_
            "gpu_memory_gb", "usd_per_bf16_pflop_hour", "n_regions", "observed_at",
            "observed_at_known", "observed_at_precision", "age_days", "is_stale", "is_disputed",
            "price_kind", "term_months", "source", "source_kind",
-           "fetch_id", "source_url", "available"]
+           "fetch_id", "source_url", "available", "price_listed", "currency_listed",
+           "fx_rate_date", "fx_basis"]
 # with --workload: the measured result behind each offer's cost per million tokens
 WORKLOAD_COLUMNS = ["workload", "round", "submitter", "software_family",
                     "result_accelerator_count", "match", "match_note",
@@ -525,6 +526,17 @@ def _age(days: float | None, observed_at: Any = None, precision: Any = None) -> 
     return f"{days:.0f} d" if days >= 1 else f"{days * 24:.0f} h"
 
 
+def fx_mark(basis: Any, listed: Any, currency: Any, rate_date: Any) -> str:
+    """The source cell's note for a price converted to USD (gpu_offers.fx_basis): the listed
+    price and currency, and the ECB day whose rate converted it ("newest rate" for an undated
+    price); '' for a price listed in USD."""
+    if basis not in ("observation_day", "newest_rate"):
+        return ""
+    day = str(rate_date)[:10] if rate_date is not None and rate_date == rate_date else "?"
+    how = "ECB rate of" if basis == "observation_day" else "undated: ECB newest rate,"
+    return f" (listed {listed:.4g} {currency}; {how} {day})"
+
+
 def stock_mark(available: Any, observed_at_known: Any, is_stale: Any) -> str:
     """The stock mark of the age cell: ', in stock' (flagged available, dated, not stale:
     launchable now), ', was in stock' (flagged available but undated or stale: it says
@@ -656,6 +668,7 @@ def cmd_offers(args: argparse.Namespace) -> int:
             mark += " (disputed: price_disputes)"
         if r.price_kind in PRICE_KIND_MARKS:
             mark += f" ({PRICE_KIND_MARKS[r.price_kind]})"
+        mark += fx_mark(r.fx_basis, r.price_listed, r.currency_listed, r.fx_rate_date)
         region = r.region or "-"
         if not args.all_regions and r.n_regions > 1:
             region += f" (+{r.n_regions - 1})"
