@@ -286,21 +286,27 @@ def _stream(con: Any, query: str, args: argparse.Namespace) -> int:
         with closed_pipe_is_fine():
             stream_rows(cur, cols, args.format, budget, sys.stdout)
             sys.stdout.flush()
-    except duckdb.InterruptException:
+    except (duckdb.Error, MemoryError) as exc:
+        return _failed(exc, args)
+    return EXIT_OK
+
+
+def _failed(exc: BaseException, args: argparse.Namespace) -> int:
+    """One line for a query that failed (the time limit, the memory limit, memory, a DuckDB
+    error: a corrupted published file named as such); EXIT_FAILED."""
+    import duckdb
+
+    if isinstance(exc, duckdb.InterruptException):
         _err(f"the query ran longer than {args.timeout:g} s and was stopped "
              "(--timeout SECONDS, 0 = no limit)")
-        return EXIT_FAILED
-    except duckdb.OutOfMemoryException as exc:
+    elif isinstance(exc, duckdb.OutOfMemoryException):
         _err(f"the query needs more memory than its limit ({_limit_text(args)}; "
              f"--memory-limit SIZE or GPUCOST_SQL_MEMORY_LIMIT raise it): {exc}")
-        return EXIT_FAILED
-    except duckdb.Error as exc:
-        _query_error(exc, args)
-        return EXIT_FAILED
-    except MemoryError:
+    elif isinstance(exc, MemoryError):
         _err("the result does not fit in memory: add a LIMIT or aggregate")
-        return EXIT_FAILED
-    return EXIT_OK
+    else:
+        _query_error(exc, args)
+    return EXIT_FAILED
 
 
 def _limit_text(args: argparse.Namespace) -> str:
@@ -342,20 +348,8 @@ def cmd_sql(args: argparse.Namespace) -> int:
             _err(f"the answer has {len(cols):,} columns, over the {MAX_COLUMNS:,} a query may "
                  "return; select the columns you need")
             return EXIT_FAILED
-    except duckdb.InterruptException:
-        _err(f"the query ran longer than {args.timeout:g} s and was stopped "
-             "(--timeout SECONDS, 0 = no limit)")
-        return EXIT_FAILED
-    except duckdb.OutOfMemoryException as exc:
-        _err(f"the query needs more memory than its limit ({_limit_text(args)}; "
-             f"--memory-limit SIZE or GPUCOST_SQL_MEMORY_LIMIT raise it): {exc}")
-        return EXIT_FAILED
-    except duckdb.Error as exc:
-        _query_error(exc, args)
-        return EXIT_FAILED
-    except MemoryError:
-        _err("the result does not fit in memory: add a LIMIT or aggregate")
-        return EXIT_FAILED
+    except (duckdb.Error, MemoryError) as exc:
+        return _failed(exc, args)
     finally:
         con.close()
     with closed_pipe_is_fine():
