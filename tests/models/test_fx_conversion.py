@@ -153,3 +153,34 @@ def test_a_providers_currency_is_a_sourced_iso_code() -> None:
                 "values ('a', 'own', 'euro', 'https://example.com'), ('b', 'own', 'EUR', null)")
     assert sorted(con.execute(check).fetchall()) == [
         ("a", "EURO", "currency is not an ISO 4217 code"), ("b", "EUR", "source_url")]
+
+
+def _history(con: duckdb.DuckDBPyConnection, provider: str) -> list[tuple]:
+    return con.execute(
+        "select day, price_per_gpu_hour, currency, currency_listed, fx_rate_date "
+        "from price_history where provider = ? and accelerator_id = ? order by day",
+        [provider, H100_PCIE]).fetchall()
+
+
+def test_price_history_converts_a_day_at_that_days_rate(
+        weekday: duckdb.DuckDBPyConnection, weekend: duckdb.DuckDBPyConnection) -> None:
+    # the same figures as the offer in force: Thursday 2.52 x 1.113 = 2.80476 USD per GPU-hour,
+    # Sunday at Friday's 1.1193: 2.820636; the day's row names the rate's day
+    [(day, usd, currency, listed_in, rate_day)] = _history(weekday, "scaleway")
+    assert (day, currency, listed_in, rate_day) == (
+        date(2026, 10, 29), "USD", "EUR", date(2026, 10, 29))
+    assert usd == pytest.approx(2.80476, abs=1e-9)
+    [(day, usd, currency, listed_in, rate_day)] = _history(weekend, "scaleway")
+    assert (day, currency, listed_in, rate_day) == (
+        date(2026, 10, 25), "USD", "EUR", date(2026, 10, 23))
+    assert usd == pytest.approx(2.820636, abs=1e-9)
+
+
+def test_price_history_leaves_out_a_day_no_rate_converts(
+        weekday: duckdb.DuckDBPyConnection) -> None:
+    # Seeweb observed 2026-11-20, 21 days after the recorded history's last rate: not in the
+    # USD history (it is listed in gpu_offers with fx_basis no_rate)
+    assert weekday.execute("select count(*) from price_history where provider = 'seeweb'"
+                           ).fetchone() == (0,)
+    assert weekday.execute("select count(*) from gpu_offers where provider = 'seeweb' and "
+                           "fx_basis = 'no_rate'").fetchone()[0] > 0

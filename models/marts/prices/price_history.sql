@@ -7,6 +7,10 @@
 -- * a day has a row only when the provider was observed that day (a scheduled fetch that
 --   finds the same payload again confirms its prices for that day); which regions and skus
 --   were observed can differ from day to day, so compare offers in price_changes.
+-- * a price listed in another currency is converted to USD at the ECB rate of its day (the
+--   last published on or before it, at most 7 days before), as int_offers_usd converts the
+--   offers in force; an incremental build converts a day at the rates stored when it builds
+--   that day (fx_rate_date says which).
 -- * first-hand prices win: a crosscheck table (source_kind 'crosscheck') gives the day's
 --   price only when no first-hand source observed that provider that day.
 --
@@ -27,6 +31,11 @@
 --     capacity_block
 --   payment: how the commitment of the cheapest offer that day is paid, where its source states
 --     it: no_upfront | partial_upfront | all_upfront; null when not stated
+--   currency_listed: the currency the cheapest offer that day is listed in (USD, or EUR for
+--     Scaleway and Seeweb: converted to USD, docs/currencies.md)
+--   fx_rate_date [date]: the ECB business day whose rate converted the cheapest offer that day:
+--     the last on or before the day, at most 7 days before (a weekend takes Friday's); null for
+--     a USD price. A price with no such rate stays out of the history
 
 -- Built incrementally (models/incremental.py, SPECS["price_history"]): a refresh runs this SQL
 -- over the (day, provider, pricing_model) groups it touched only and replaces those rows; keep
@@ -34,9 +43,44 @@
 
 with
 
-daily as (
+daily_listed as (
 
     select * from int_price_daily_mapped
+
+),
+
+rates as (
+
+    select * from int_fx_rates
+
+),
+
+-- a price listed in another currency in USD at the last ECB rate on or before its day, at
+-- most 7 days before (a weekend or a holiday takes the business day before; int_offers_usd
+-- for the offers in force), the rate's day kept; with no such rate it stays in its listed
+-- currency, out of every USD figure here
+daily as (
+
+    select
+        daily_listed.* exclude (price_per_gpu_hour, currency),
+        case
+            when daily_listed.currency = 'USD' then daily_listed.price_per_gpu_hour
+            when rate.rate_date >= daily_listed.day - 7
+                then daily_listed.price_per_gpu_hour * rate.usd_per_unit
+        end as price_per_gpu_hour,
+        case
+            when rate.rate_date >= daily_listed.day - 7 then 'USD'
+            else daily_listed.currency
+        end as currency,
+        daily_listed.currency as currency_listed,
+        case
+            when daily_listed.currency <> 'USD' and rate.rate_date >= daily_listed.day - 7
+                then rate.rate_date
+        end as fx_rate_date
+    from daily_listed
+    asof left join rates as rate
+        on rate.currency = daily_listed.currency
+        and daily_listed.day >= rate.rate_date
 
 ),
 
@@ -71,7 +115,9 @@ final as (
         string_agg(distinct usable.source, ', ' order by usable.source) as sources,
         max(usable.last_observed_at) as observed_at,
         term_months(usable.pricing_model) as term_months,
-        arg_min(usable.payment, usable.price_per_gpu_hour) as payment
+        arg_min(usable.payment, usable.price_per_gpu_hour) as payment,
+        arg_min(usable.currency_listed, usable.price_per_gpu_hour) as currency_listed,
+        arg_min(usable.fx_rate_date, usable.price_per_gpu_hour) as fx_rate_date
     from usable
     where usable.kind_rank = usable.best_kind_rank
     group by usable.day, usable.accelerator_id, usable.provider, usable.pricing_model

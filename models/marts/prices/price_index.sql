@@ -4,7 +4,8 @@
 --
 -- * observations: the dated daily rollup price_history is built from (int_price_daily_mapped),
 --   first-hand sources only (a curated crosscheck table or a typed reference price never
---   moves the index), USD, whole GPUs, the accelerator resolved.
+--   moves the index), USD (a price listed in another currency at the ECB rate of its day, as
+--   in price_history), whole GPUs, the accelerator resolved.
 -- * whose price counts, as in gpu_prices (int_provider_prices): a disputed sku (the provider's
 --   own page contradicts the catalog or resale by more than price_dispute_pct) and a GPU
 --   component or attach-only GPU (price_kind gpu_component, gpu_only) never count; both are
@@ -56,9 +57,44 @@
 
 with
 
-daily as (
+daily_listed as (
 
     select * from int_price_daily_mapped
+
+),
+
+rates as (
+
+    select * from int_fx_rates
+
+),
+
+-- a price listed in another currency in USD at the last ECB rate on or before its day, at
+-- most 7 days before (a weekend or a holiday takes the business day before; int_offers_usd
+-- for the offers in force), the rate's day kept; with no such rate it stays in its listed
+-- currency, out of every USD figure here
+daily as (
+
+    select
+        daily_listed.* exclude (price_per_gpu_hour, currency),
+        case
+            when daily_listed.currency = 'USD' then daily_listed.price_per_gpu_hour
+            when rate.rate_date >= daily_listed.day - 7
+                then daily_listed.price_per_gpu_hour * rate.usd_per_unit
+        end as price_per_gpu_hour,
+        case
+            when rate.rate_date >= daily_listed.day - 7 then 'USD'
+            else daily_listed.currency
+        end as currency,
+        daily_listed.currency as currency_listed,
+        case
+            when daily_listed.currency <> 'USD' and rate.rate_date >= daily_listed.day - 7
+                then rate.rate_date
+        end as fx_rate_date
+    from daily_listed
+    asof left join rates as rate
+        on rate.currency = daily_listed.currency
+        and daily_listed.day >= rate.rate_date
 
 ),
 
