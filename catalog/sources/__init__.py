@@ -46,6 +46,7 @@ _MODULES = {
     "paperspace": "gpucost.catalog.sources.paperspace",
     "rocm": "gpucost.catalog.sources.rocm",
     "runpod": "gpucost.catalog.sources.runpod",
+    "shadeform": "gpucost.catalog.sources.shadeform",
     "skypilot": "gpucost.catalog.sources.skypilot",
     "techpowerup": "gpucost.catalog.sources.techpowerup",
     "vast": "gpucost.catalog.sources.vast",

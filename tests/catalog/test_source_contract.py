@@ -81,6 +81,8 @@ def test_unreachable_endpoint_is_a_named_error(name: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     for other in NAMES + ["crosscheck_cloudgpus"]:
         monkeypatch.setenv(f"GPUCOST_SOURCE_URL_{other.upper()}", "http://127.0.0.1:9/closed")
+    for key, value in fm.live_documents(name, "").extra_env.items():  # a keyed source's key
+        monkeypatch.setenv(key, value)
     with fm.fast_clients(), pytest.raises(FetchError) as info:
         sources.get(name).fetch()
     errors = info.value.errors.values() if isinstance(info.value, PartsFailedError) \

@@ -32,6 +32,8 @@ def point_every_source_at_nowhere(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in sources.names():
         monkeypatch.setenv(f"GPUCOST_SOURCE_URL_{name.upper()}",
                            f"http://{name}.gpucost-offline.invalid/{name}")
+        # a keyed source (shadeform) asks the network only with a key: give it a dummy one
+        monkeypatch.setenv(f"GPUCOST_{name.upper()}_API_KEY", "offline-dummy-key")
     monkeypatch.setenv("GPUCOST_SOURCE_URL_CROSSCHECK_CLOUDGPUS",
                        "http://cloudgpus.gpucost-offline.invalid/cloud_gpu.json")
 

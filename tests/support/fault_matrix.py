@@ -284,6 +284,7 @@ class MatrixServer:
                 live = live_documents(source, base)
                 for suffix, path in live.env.items():
                     self.env[f"GPUCOST_SOURCE_URL_{suffix}"] = base + path
+                self.env.update(live.extra_env)
                 for doc in live.docs:
                     self.docs[doc.path] = (source, doc)
             yield self

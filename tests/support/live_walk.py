@@ -37,6 +37,8 @@ class Doc:
 class Live:
     env: dict[str, str]  # GPUCOST_SOURCE_URL_<suffix> -> server path
     docs: list[Doc] = field(default_factory=list)
+    # other variables the live fetch needs, set as they are (a keyed source's dummy API key)
+    extra_env: dict[str, str] = field(default_factory=dict)
 
 
 def fixture(rel: str) -> bytes:
