@@ -639,7 +639,7 @@ def _run_cluster_refresh(names: list[str] | None, batches: int, env: dict[str, s
     _use_api(settings)
     start, started_at = time.perf_counter(), now()
     job = {"env": dict(env)} if env else None
-    groups = batches_of(names or steps.source_names(), batches)
+    groups = batches_of(steps.names_to_fetch(names, None), batches)
     runs = [run_deployment(FETCH_DEPLOYMENT, parameters={"sources": g}, timeout=0,
                            job_variables=job, as_subflow=False) for g in groups]
     finished = _wait([r.id for r in runs], timeout_s)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import duckdb
 
-from gpucost.catalog import sources
+from gpucost.catalog import secrets, sources
 from gpucost.catalog.records import (
     EmptyPayloadError,
     ParseResult,
@@ -426,10 +426,13 @@ def run_refresh(
 
 
 def names_to_fetch(names: list[str] | None, kind: str | None) -> list[str]:
-    """The sources to fetch: the given names, else those of one kind, else all of them."""
+    """The sources to fetch: the given names, else those of one kind, else all of them, but
+    an API that needs a key only when its key is set (Source.needs_key: opt-in, so that a
+    refresh without the key does not fail every time)."""
     if names:
         return list(names)
-    return source_names(kind)
+    return [n for n in source_names(kind)
+            if not sources.get(n).needs_key or secrets.api_key(n) is not None]
 
 
 def refresh_plain(names: list[str] | None = None, data_dir: Path | None = None,

@@ -189,6 +189,10 @@ class Source:
     # loaded together under this stream, so the row-count guard sees the whole walk.
     live_stream: str | None = None
     description: str = ""  # one line: what the source is
+    # An API that needs a key (GPUCOST_<NAME>_API_KEY) is opt-in: a refresh of every source
+    # fetches it only when its key is set (steps.names_to_fetch); `--source NAME` without the
+    # key fails by name
+    needs_key: bool = False
     # Files identified by their path (a results repository): `gpucost ingest SOURCE DIR`
     # takes a directory and loads the files under it that match these globs.
     tree_files: tuple[str, ...] = ()

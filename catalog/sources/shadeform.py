@@ -166,6 +166,7 @@ def parse(payload: Payload) -> ParseResult:
 
 SOURCE = Source(
     name=NAME, kind="prices", default_url=DEFAULT_URL, parse=parse, parts=_parts,
+    needs_key=True,
     description="Shadeform's instance-types API (an API key needed): resold clouds' "
                 "instances per region, with stock",
 )

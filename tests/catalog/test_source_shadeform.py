@@ -132,3 +132,17 @@ def test_key_is_sent_as_header_and_registered_for_redaction(
     parts = list(shadeform._parts(FetchContext(source, None)))  # type: ignore[arg-type]
     assert parts[0].headers == {"X-API-KEY": key} and key not in parts[0].url
     assert secrets.redact(f"X-API-KEY: {key}") == "X-API-KEY: ***"
+
+
+def test_a_refresh_of_every_source_fetches_shadeform_only_with_its_key(monkeypatch) -> None:
+    # opt-in: without GPUCOST_SHADEFORM_API_KEY a refresh of every source leaves it out (it
+    # would fail every time); named with --source, it is fetched and fails by name
+    from gpucost.flows.steps import names_to_fetch
+
+    monkeypatch.delenv("GPUCOST_SHADEFORM_API_KEY", raising=False)
+    assert "shadeform" not in names_to_fetch(None, None)
+    assert "shadeform" not in names_to_fetch(None, "prices")
+    assert "lambda" in names_to_fetch(None, None)
+    assert names_to_fetch(["shadeform"], None) == ["shadeform"]
+    monkeypatch.setenv("GPUCOST_SHADEFORM_API_KEY", "sk-test-not-a-key")
+    assert "shadeform" in names_to_fetch(None, None)
