@@ -41,7 +41,9 @@ def test_everything_recorded_loads_and_publishes_once_within_a_minute(loaded):
     from gpucost.catalog import sources
 
     with_rows = {s for (s,) in _q(con, "select source from source_health where rows_in_force > 0")}
-    assert set(sources.names()) <= with_rows
+    # every registered source has rows, but shadeform: no payload of its API (it needs a key)
+    # is recorded; its parser is tested on a fixture in the documented shape
+    assert set(sources.names()) - with_rows == {"shadeform"}
 
 
 def test_the_h100_headline_is_a_dated_offer(loaded):
