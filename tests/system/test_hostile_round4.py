@@ -78,8 +78,16 @@ def _one_line(text: str) -> str:
     return text
 
 
+# columns counted from the moment of the build (a day's tenth turns every 2.4 h): a rebuild
+# later in the session than the clean build may differ there alone
+BUILD_TIME_COLUMNS = {"gpu_offers": "age_days"}
+
+
 def _clean_rows(data: Path, table: str) -> list[tuple]:
-    return sorted(_rows(data / "gpucost.duckdb", f"select * from {table}"), key=repr)
+    """The table's rows, sorted, without the columns counted from the build's own time."""
+    drop = BUILD_TIME_COLUMNS.get(table)
+    columns = f"* exclude ({drop})" if drop else "*"
+    return sorted(_rows(data / "gpucost.duckdb", f"select {columns} from {table}"), key=repr)
 
 
 # -- data at rest ---------------------------------------------------------------------------
