@@ -259,7 +259,7 @@ class PublishResult:
     mart_rows: dict[str, int] = field(default_factory=dict)
     curated_rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
-    exports: list[str] = field(default_factory=list)  # files written under <data dir>/exports
+    exports: list[str] = field(default_factory=list)  # files of the new exports/snapshots/<id>
     export_error: str | None = None  # the publish stands; the exports stay at the previous one
     # how the history models were built: "incremental", or "full: <why>" (models/incremental.py)
     history_mode: str = ""
@@ -270,8 +270,8 @@ class PublishResult:
 
 def stage_exports(con: duckdb.DuckDBPyConnection, data_dir: Path,
                   changed_since: dict[str, date | None] | None = None) -> StagedExports:
-    """Every mart of the build as zstd Parquet and CSV plus schema.json, under temporary names
-    (StagedExports.commit() publishes them once the warehouse is swapped in)."""
+    """Every mart of the build as zstd Parquet and CSV plus schema.json, in a new snapshot folder
+    (StagedExports.commit() flips exports/latest to it once the warehouse is swapped in)."""
     from gpucost.models.docs import mart_names, schema_document
 
     present = {r[0] for r in con.execute(
@@ -282,7 +282,7 @@ def stage_exports(con: duckdb.DuckDBPyConnection, data_dir: Path,
     return exports.stage_exports(
         con, exports.export_dir(data_dir), tables,
         lambda files: schema_document(con, published_at=published_at, files=files),
-        changed_since,
+        changed_since, published_at=published_at,  # the snapshot's id (warehouse/exports.py)
     )
 
 

@@ -1,37 +1,67 @@
-"""Exports for dashboards and notebooks: every mart as zstd Parquet and as CSV, plus schema.json.
+"""Exports for dashboards and notebooks: every mart as zstd Parquet and as CSV, plus
+schema.json, the change feed and manifest.json, one folder (a snapshot) per publish.
 
-Written from the build that is being published into `<data dir>/exports/`
-(warehouse/data/exports/ by default): every file is first written under a temporary name in
-the same folder while the build is open, and only once the warehouse itself has been swapped in
-is each one fsynced and renamed over the old one (os.replace). A reader never sees a
-half-written file, a failed build changes no export, and a crash leaves every file whole. Readers of
-Parquet and CSV take no lock: a dashboard reading the exports never blocks a refresh.
+Layout (`<data dir>/exports/`, warehouse/data/exports/ by default):
+
+    snapshots/<publish_id>/     one folder per publish, never changed once `latest` names it
+      manifest.json             publish_id, published_at and every file of the folder with its
+                                sha256, bytes, rows, format, table and columns (name, type)
+      schema.json               the data dictionary of the marts (models/docs.py)
+      <mart>.parquet|csv, <table>/months/YYYY-MM.parquet|csv, <table>/latest.parquet|csv,
+      price_changes.json
+    latest -> snapshots/<publish_id>      a relative symbolic link, flipped atomically
+    <name> -> latest/<name>     one relative link per top-level name of a snapshot, so the
+                                paths of the flat layout before snapshots (`exports/gpu_offers.csv`,
+                                `exports/schema.json`, `exports/price_history/months/...`) keep
+                                working without a second copy
+
+`publish_id` is the UTC time of the publish, YYYYMMDDTHHMMSSffffffZ (ids sort by time).
+
+A publish writes its snapshot while the build is open, into `snapshots/.tmp-<publish_id>/`
+(`stage_exports`); only once the warehouse itself has been swapped in does `commit()` write
+manifest.json, fsync every file and folder, rename the folder to `snapshots/<publish_id>/` and
+flip `latest` (a new link under a temporary name, os.replace'd over the old one). A failed
+build changes nothing (`discard()`); a crash at any point leaves `latest` naming a complete
+snapshot, and the next publish removes a half-written `.tmp-` folder. After the flip, the
+snapshots beyond the newest KEEP (GPUCOST_EXPORT_SNAPSHOTS, default 3) are removed, never the
+one `latest` names. A reader that resolves `latest` once (os.path.realpath, or reads
+`latest/manifest.json` and then `snapshots/<its publish_id>/...`) reads one publish for as long
+as its snapshot is kept (KEEP - 1 further publishes); a reader that opens `latest/...` path by
+path may straddle a flip (compare `publish_id`). Readers take no lock: a dashboard reading the
+exports never blocks a refresh.
+
+The history marts (PARTITIONED: price_history, price_changes, price_index) grow with the whole
+history, so they are exported by calendar month of their date column, one file per month and
+format (`<table>/months/YYYY-MM.parquet|csv`). A publish writes only the months on or after the
+earliest date its build changed (models/incremental.py; every month after a full build); each
+other month is a hard link (os.link) to the previous snapshot's file, a copy when linking
+fails (another filesystem), and its manifest entry is the previous one when the size and
+inode match (the history is not hashed again). `<table>/latest.parquet|csv` is the last days of
+the table, rewritten every publish (its size does not grow with history).
+
+Types (docs/operations.md "Exports" lists what each reader gets): Parquet keeps DuckDB's
+types (TIMESTAMP WITH TIME ZONE as a UTC-adjusted timestamp in microseconds, DATE as date32,
+DOUBLE, BIGINT, ...). In CSV every TIMESTAMP WITH TIME ZONE is ISO-8601 in UTC with a full
+offset and microseconds, `2026-05-20T00:00:00.000000+00:00` (one fixed width: pandas infers
+one format from the first value and leaves a column whose values vary as text), a TIMESTAMP
+without zone the same without the offset, a DATE `2026-05-20`.
 
 CSV cells of text columns that a spreadsheet would run as a formula (starting with =, +, -,
 @, a tab or a carriage return: a scraped GPU name such as ``=cmd|' /C calc'!A0``) are
 prefixed with a single quote (OWASP's CSV-injection rule); numbers are never touched, and
 Parquet keeps every value as stored.
-
-Each file is replaced on its own, so for the moment between two renames the folder can mix
-the previous and the new publish; `schema.json` is written last and carries `published_at`
-and every table's row count, so a reader that needs one consistent set can compare them.
-
-The history marts (PARTITIONED: price_history, price_changes) grow with the whole history,
-so they are exported by calendar month of their date column, one file per month and format
-(`exports/<table>/months/YYYY-MM.parquet|csv`), and a publish rewrites only the months on or
-after the earliest date its build changed (models/incremental.py; every month after a full
-build, and any month whose file is missing). `exports/<table>/latest.parquet|csv` is the
-stable path for dashboards: the last days of the table (PARTITIONED), rewritten every publish
-(its size does not grow with history). The whole history is the glob
-`exports/<table>/months/*.parquet`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
+import re
+import shutil
 from collections.abc import Callable
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +71,16 @@ from gpucost.warehouse.files import clear_name, open_exclusive
 
 EXPORT_DIRNAME = "exports"
 SCHEMA_NAME = "schema.json"
+MANIFEST_NAME = "manifest.json"
+SNAPSHOTS_DIRNAME = "snapshots"
+LATEST_LINK = "latest"
+KEEP_ENV = "GPUCOST_EXPORT_SNAPSHOTS"
+DEFAULT_KEEP = 3
+# what the files of a snapshot look like: a month file of an older format is never linked
+# into a new snapshot (2: ISO-8601 CSV times)
+EXPORT_FORMAT_VERSION = 2
 _TMP_PREFIX = ".tmp-"
+_ID = re.compile(r"^\d{8}T\d{12}Z$")
 # history marts exported by month: table -> (its date column, days in its `latest` file: the
 # report's 180-day chart for price_history, a week of changes for price_changes: its size
 # follows how often prices change, and the month files hold the rest)
@@ -54,10 +93,62 @@ FORMATS = {
     "parquet": "(format parquet, compression zstd)",
     "csv": "(format csv, header true)",
 }
+# CSV text of the time types (module docstring): one fixed ISO-8601 width per type
+_CSV_TIMESTAMPTZ = "strftime(timezone('UTC', {c}), '%Y-%m-%dT%H:%M:%S.%f') || '+00:00'"
+_CSV_TIMESTAMP = "strftime({c}, '%Y-%m-%dT%H:%M:%S.%f')"
+_CSV_DATE = "strftime({c}, '%Y-%m-%d')"
+
+
+class ExportSettingError(ValueError):
+    """GPUCOST_EXPORT_SNAPSHOTS is not a whole number of at least 1."""
 
 
 def export_dir(data_dir: Path) -> Path:
     return Path(data_dir) / EXPORT_DIRNAME
+
+
+def keep_snapshots() -> int:
+    """How many snapshots a publish keeps (GPUCOST_EXPORT_SNAPSHOTS, default 3, at least 1)."""
+    raw = os.environ.get(KEEP_ENV, "").strip()
+    if not raw:
+        return DEFAULT_KEEP
+    try:
+        keep = int(raw)
+    except ValueError:
+        keep = 0
+    if keep < 1:
+        raise ExportSettingError(
+            f"{KEEP_ENV} must be a whole number of snapshots, at least 1 (got {raw[:40]!r})")
+    return keep
+
+
+def publish_id(when: datetime) -> str:
+    """The snapshot id of a publish at `when`: YYYYMMDDTHHMMSSffffffZ in UTC (sorts by time)."""
+    return when.astimezone(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+
+
+def latest_snapshot(out_dir: Path) -> Path | None:
+    """The snapshot folder `latest` names (resolved once: read from it to see one publish),
+    or None when there is none (nothing published yet, or a link that is not ours)."""
+    link = Path(out_dir) / LATEST_LINK
+    try:
+        target = os.readlink(link)
+    except OSError:
+        return None
+    parts = Path(target).parts
+    if len(parts) != 2 or parts[0] != SNAPSHOTS_DIRNAME or not _ID.match(parts[1]):
+        return None
+    folder = Path(out_dir) / SNAPSHOTS_DIRNAME / parts[1]
+    return folder if folder.is_dir() and not folder.is_symlink() else None
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """manifest.json of a snapshot folder ({} when absent or unreadable)."""
+    try:
+        doc = json.loads((Path(folder) / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
 
 
 def _fsync(path: Path) -> None:
@@ -68,54 +159,203 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(8 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def _quote_path(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
+def _remove(path: Path) -> None:
+    """Remove a file, a link or a folder tree (never following a link)."""
+    if path.is_symlink() or not path.is_dir():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def remove_stale_temps(out_dir: Path) -> None:
-    """Temporary files left by a crashed export are never published: remove them."""
-    for p in out_dir.glob(_TMP_PREFIX + "*"):
-        p.unlink(missing_ok=True)
+    """Temporary files and half-written snapshot folders left by a crashed export are never
+    published: remove them."""
+    for folder in (Path(out_dir), Path(out_dir) / SNAPSHOTS_DIRNAME):
+        if folder.is_dir():
+            for p in folder.glob(_TMP_PREFIX + "*"):
+                _remove(p)
 
 
 class StagedExports:
-    """Export files written under temporary names, waiting for the publish to succeed."""
+    """A snapshot written under a temporary folder name, waiting for the publish to succeed."""
 
-    def __init__(self, out_dir: Path):
-        self.out_dir = out_dir
-        self.pending: list[tuple[Path, Path]] = []  # (temporary, final), schema.json last
-        self.stale: list[Path] = []  # removed once everything is renamed
+    def __init__(self, out_dir: Path, when: datetime | None = None):
+        self.out_dir = Path(out_dir)
+        self.published_at = (when or datetime.now(UTC)).astimezone(UTC)
+        self.publish_id = publish_id(self.published_at)
+        self.keep = keep_snapshots()
+        snapshots = self.out_dir / SNAPSHOTS_DIRNAME
+        self.final_dir = snapshots / self.publish_id
+        self.dir = snapshots / f"{_TMP_PREFIX}{self.publish_id}"
+        if self.final_dir.exists():
+            raise FileExistsError(f"export snapshot {self.final_dir} exists already")
+        self.dir.mkdir(parents=True)
+        self.previous = latest_snapshot(self.out_dir)
+        manifest = read_manifest(self.previous) if self.previous else {}
+        self.previous_files: dict[str, dict[str, Any]] = (
+            {f["path"]: f for f in manifest.get("files", []) if isinstance(f, dict)}
+            if manifest.get("export_format") == EXPORT_FORMAT_VERSION else {})
+        self.files: dict[str, dict[str, Any]] = {}  # relative path -> manifest entry
+        self.done: list[Path] = []
+
+    # -- writing -------------------------------------------------------------------------
 
     def stage(self, final_name: str) -> Path:
-        final = self.out_dir / final_name
-        tmp = final.parent / f"{_TMP_PREFIX}{os.getpid()}-{final.name}"
+        """The path to write `final_name` (relative to the snapshot) at; its manifest entry
+        is completed at commit unless `record` gave it."""
+        path = self.dir / final_name
+        path.parent.mkdir(parents=True, exist_ok=True)
         # DuckDB's COPY TO (and the JSON writers) would follow a link planted at this name:
         # whatever is there is removed first (warehouse/files.py)
-        clear_name(tmp)
-        self.pending.append((tmp, final))
-        return tmp
+        clear_name(path)
+        fmt = path.suffix.lstrip(".")
+        self.files[final_name] = {"path": final_name, "format": fmt, "table": None,
+                                  "rows": None, "columns": []}
+        return path
+
+    def record(self, rel: str, *, table: str | None, rows: int | None,
+               columns: list[dict[str, str]]) -> None:
+        """What a staged file holds, hashed now (after the write: the page cache is warm)."""
+        path = self.dir / rel
+        self.files[rel].update(table=table, rows=rows, columns=columns,
+                               sha256=_sha256(path), bytes=path.stat().st_size)
+
+    def link_previous(self, rel: str) -> bool:
+        """Take `rel` unchanged from the previous snapshot: a hard link (a copy when linking
+        fails), its manifest entry the previous one when size and inode match. False when
+        the previous snapshot has no such file (then write it)."""
+        entry = self.previous_files.get(rel)
+        if self.previous is None or entry is None:
+            return False
+        src = self.previous / rel
+        try:
+            before = src.stat()
+        except OSError:
+            return False
+        dst = self.dir / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        clear_name(dst)
+        try:
+            os.link(src, dst)
+        except OSError:  # another filesystem, a link count limit: copy it
+            shutil.copyfile(src, dst)
+        st = dst.stat()
+        if (st.st_ino, st.st_dev, st.st_size) == (before.st_ino, before.st_dev, entry["bytes"]):
+            self.files[rel] = dict(entry)
+        else:
+            self.files[rel] = {**entry, "sha256": _sha256(dst), "bytes": st.st_size}
+            if self.files[rel]["sha256"] != entry.get("sha256"):
+                dst.unlink()
+                del self.files[rel]
+                return False  # the previous file changed under us: write it anew
+        return True
+
+    # -- publishing ----------------------------------------------------------------------
+
+    def manifest(self) -> dict[str, Any]:
+        for rel, entry in self.files.items():
+            if "sha256" not in entry:
+                path = self.dir / rel
+                entry.update(sha256=_sha256(path), bytes=path.stat().st_size)
+        files = [{k: e[k] for k in ("path", "sha256", "bytes", "rows", "format", "table",
+                                    "columns")}
+                 for _, e in sorted(self.files.items())]
+        return {"publish_id": self.publish_id,
+                "published_at": self.published_at.isoformat(),
+                "export_format": EXPORT_FORMAT_VERSION,
+                "files": files}
 
     def commit(self) -> list[Path]:
-        """Rename every file into place (fsynced first); returns the published files."""
-        done = []
-        dirs = {self.out_dir}
-        for tmp, final in self.pending:
-            _fsync(tmp)
-            os.replace(tmp, final)
-            done.append(final)
-            dirs.add(final.parent)
-        for d in sorted(dirs):
+        """Write manifest.json, fsync the snapshot, rename it into snapshots/, flip `latest`,
+        point the flat paths at it and prune old snapshots; returns the published files."""
+        doc = self.manifest()
+        with open_exclusive(self.dir / MANIFEST_NAME) as fh:
+            fh.write(json.dumps(doc, indent=1) + "\n")
+        dirs = {self.dir}
+        for rel in [*self.files, MANIFEST_NAME]:
+            path = self.dir / rel
+            _fsync(path)
+            dirs.update(p for p in path.parents if self.dir in p.parents)
+        for d in sorted(dirs, key=lambda p: -len(p.parts)):
             _fsync(d)
-        self.pending = []
-        for stale in self.stale:  # months a full rebuild no longer has
-            stale.unlink(missing_ok=True)
-        self.stale = []
-        return done
+        os.replace(self.dir, self.final_dir)  # a whole snapshot, not yet the latest
+        _fsync(self.final_dir.parent)
+        tmp_link = self.out_dir / f"{_TMP_PREFIX}{LATEST_LINK}-{os.getpid()}"
+        clear_name(tmp_link)
+        os.symlink(f"{SNAPSHOTS_DIRNAME}/{self.publish_id}", tmp_link)
+        os.replace(tmp_link, self.out_dir / LATEST_LINK)  # the flip: one atomic rename
+        _fsync(self.out_dir)
+        self.done = [self.final_dir / rel for rel in [*self.files, MANIFEST_NAME]]
+        link_flat_paths(self.out_dir, self.final_dir)
+        prune_snapshots(self.out_dir, self.keep)
+        return self.done
 
     def discard(self) -> None:
-        for tmp, _ in self.pending:
-            tmp.unlink(missing_ok=True)
-        self.pending = []
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.files = {}
+
+
+def link_flat_paths(out_dir: Path, snapshot: Path) -> None:
+    """`exports/<name> -> latest/<name>` for every top-level name of `snapshot` (the paths of
+    the flat layout keep working); a flat file or folder of an export written before snapshots
+    is replaced by its link (the migration, once); a link whose name the snapshot no longer
+    has is removed, and so is a flat export file the snapshot does not have."""
+    names = {p.name for p in snapshot.iterdir()}
+    for name in sorted(names):
+        path = out_dir / name
+        target = f"{LATEST_LINK}/{name}"
+        try:
+            if os.readlink(path) == target:
+                continue
+        except OSError:
+            pass
+        tmp = out_dir / f"{_TMP_PREFIX}link-{os.getpid()}-{name}"
+        clear_name(tmp)
+        os.symlink(target, tmp)
+        old = None
+        if path.is_dir() and not path.is_symlink():  # a flat folder: moved aside, then gone
+            old = out_dir / f"{_TMP_PREFIX}old-{os.getpid()}-{name}"
+            os.replace(path, old)
+        os.replace(tmp, path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    for path in out_dir.iterdir():
+        if path.name in names or path.name in (SNAPSHOTS_DIRNAME, LATEST_LINK) \
+                or path.name.startswith("."):
+            continue
+        if path.is_symlink():
+            with contextlib.suppress(OSError):
+                if os.readlink(path).startswith(f"{LATEST_LINK}/"):
+                    path.unlink()
+        elif path.is_file() and path.suffix in (".parquet", ".csv", ".json"):
+            path.unlink()  # a flat export of an older publish (a mart no longer built)
+    _fsync(out_dir)
+
+
+def prune_snapshots(out_dir: Path, keep: int) -> list[str]:
+    """Remove the snapshots beyond the newest `keep`, never the one `latest` names; returns
+    the ids removed."""
+    folder = Path(out_dir) / SNAPSHOTS_DIRNAME
+    current = latest_snapshot(out_dir)
+    ids = sorted((p.name for p in folder.iterdir() if _ID.match(p.name) and p.is_dir()),
+                 reverse=True)
+    keep_ids = set(ids[:max(keep, 1)]) | ({current.name} if current else set())
+    removed = [i for i in ids if i not in keep_ids]
+    for i in removed:
+        shutil.rmtree(folder / i, ignore_errors=True)
+    return removed
 
 
 # the first characters that make a spreadsheet run a cell as a formula (compared as the first
@@ -123,18 +363,28 @@ class StagedExports:
 _FORMULA_START = "'=', '+', '-', '@', chr(9), chr(13)"
 
 
-def _csv_select(con: duckdb.DuckDBPyConnection, table: str) -> str:
-    """`select` of `table` with every text cell that starts like a formula quoted."""
-    cols = con.execute(
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
+    return [(r[0], r[1]) for r in con.execute(
         "select column_name, data_type from duckdb_columns() where table_name = ? "
         "and database_name = current_database() and schema_name = 'main' "
-        "order by column_index", [table]).fetchall()
+        "order by column_index", [table]).fetchall()]
+
+
+def _csv_select(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """`select` of `table` with every text cell that starts like a formula quoted and every
+    time written as ISO-8601 (module docstring)."""
     parts = []
-    for name, dtype in cols:
+    for name, dtype in _columns(con, table):
         ident = '"' + name.replace('"', '""') + '"'
         if dtype == "VARCHAR":
             parts.append(f"case when left({ident}, 1) in ({_FORMULA_START}) "
                          f"then chr(39) || {ident} else {ident} end as {ident}")
+        elif dtype == "TIMESTAMP WITH TIME ZONE":
+            parts.append(f"{_CSV_TIMESTAMPTZ.format(c=ident)} as {ident}")
+        elif dtype in ("TIMESTAMP", "TIMESTAMP_NS", "TIMESTAMP_MS", "TIMESTAMP_S"):
+            parts.append(f"{_CSV_TIMESTAMP.format(c=ident)} as {ident}")
+        elif dtype == "DATE":
+            parts.append(f"{_CSV_DATE.format(c=ident)} as {ident}")
         else:
             parts.append(ident)
     return f'select {", ".join(parts) or "*"} from "{table}"'
@@ -148,41 +398,35 @@ def _month_starts(con: duckdb.DuckDBPyConnection, table: str, column: str,
         "order by 1", [since] if since else []).fetchall()]
 
 
-def _copy(con: duckdb.DuckDBPyConnection, table: str, fmt: str, where: str, tmp: Path) -> None:
+def _copy(con: duckdb.DuckDBPyConnection, staged: StagedExports, table: str, fmt: str,
+          where: str, rel: str) -> None:
+    path = staged.stage(rel)
     select = _csv_select(con, table) if fmt == "csv" else f'select * from "{table}"'
-    con.execute(f"copy ({select} {where}) to {_quote_path(tmp)} {FORMATS[fmt]}")
+    got = con.execute(f"copy ({select} {where}) to {_quote_path(path)} {FORMATS[fmt]}"
+                      ).fetchone()
+    rows = int(got[0]) if got and got[0] is not None else None
+    staged.record(rel, table=table, rows=rows,
+                  columns=[{"name": n, "type": t} for n, t in _columns(con, table)])
 
 
 def _stage_partitioned(con: duckdb.DuckDBPyConnection, staged: StagedExports, table: str,
                        since: date | None) -> dict[str, Any]:
-    """Month files of `table` changed on or after `since` (every month when None, and any
-    month without a file), then the latest window; returns the schema.json `files` entry."""
+    """Month files of `table`: written when changed on or after `since` (every month when
+    None), linked from the previous snapshot otherwise (written when it has none); then the
+    latest window. Returns the schema.json `files` entry."""
     column, latest_days = PARTITIONED[table]
-    months_dir = staged.out_dir / table / MONTHS_DIRNAME
-    months_dir.mkdir(parents=True, exist_ok=True)
-    remove_stale_temps(months_dir)
-    remove_stale_temps(months_dir.parent)
     every = _month_starts(con, table, column, None)
-    present = {p.name for p in months_dir.iterdir()}
     rewrite = set(every if since is None else _month_starts(con, table, column, since))
     for m in every:
         for fmt in FORMATS:
-            name = f"{m:%Y-%m}.{fmt}"
-            if m not in rewrite and name in present:
+            rel = f"{table}/{MONTHS_DIRNAME}/{m:%Y-%m}.{fmt}"
+            if m not in rewrite and staged.link_previous(rel):
                 continue
-            tmp = staged.stage(f"{table}/{MONTHS_DIRNAME}/{name}")
-            _copy(con, table, fmt, f"where {column} >= date '{m}' "
-                  f"and {column} < date '{m}' + interval 1 month", tmp)
-    if since is None:
-        keep = {f"{m:%Y-%m}.{fmt}" for m in every for fmt in FORMATS}
-        staged.stale += [months_dir / n for n in sorted(present - keep)
-                         if not n.startswith(_TMP_PREFIX)]
-    # the single-file export of an older publish is replaced by the month files
-    staged.stale += [p for fmt in FORMATS if (p := staged.out_dir / f"{table}.{fmt}").exists()]
+            _copy(con, staged, table, fmt, f"where {column} >= date '{m}' "
+                  f"and {column} < date '{m}' + interval 1 month", rel)
     for fmt in FORMATS:
-        tmp = staged.stage(f"{table}/{LATEST_NAME}.{fmt}")
-        _copy(con, table, fmt, f"where {column} > (select max({column}) from \"{table}\") "
-              f"- interval {latest_days} day", tmp)
+        _copy(con, staged, table, fmt, f"where {column} > (select max({column}) from "
+              f"\"{table}\") - interval {latest_days} day", f"{table}/{LATEST_NAME}.{fmt}")
     return {
         "parquet": f"{table}/{MONTHS_DIRNAME}/*.parquet",
         "csv": f"{table}/{MONTHS_DIRNAME}/*.csv",
@@ -198,18 +442,21 @@ def stage_exports(
     tables: list[str],
     schema: Callable[[dict[str, dict[str, Any]]], dict[str, Any]],
     changed_since: dict[str, date | None] | None = None,
+    published_at: datetime | None = None,
 ) -> StagedExports:
-    """Write each table as Parquet (zstd) and CSV, then schema.json, under temporary names.
+    """Write each table as Parquet (zstd) and CSV, the feed and schema.json into a new
+    snapshot folder under a temporary name.
 
     Nothing is visible until `commit()`; call it once the warehouse itself is published.
     `schema(files)` builds the JSON document (files: {table: {format: file name}}).
     `changed_since` ({table: earliest changed date, None = everything}) limits the month
-    files rewritten for the PARTITIONED tables (everything when a table is not in it).
+    files written for the PARTITIONED tables (the others are linked from the previous
+    snapshot). `published_at` (default now) names the snapshot.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(out_dir)
-    staged = StagedExports(out_dir)
+    staged = StagedExports(out_dir, published_at)
     files: dict[str, dict[str, Any]] = {}
     try:
         for table in tables:
@@ -218,13 +465,15 @@ def stage_exports(
                     con, staged, table, (changed_since or {}).get(table))
                 continue
             for fmt in FORMATS:
-                tmp = staged.stage(f"{table}.{fmt}")
-                _copy(con, table, fmt, "", tmp)
+                _copy(con, staged, table, fmt, "", f"{table}.{fmt}")
                 files.setdefault(table, {})[fmt] = f"{table}.{fmt}"
         if "price_changes" in tables:  # the change feed (JSON Feed 1.1): warehouse/feed.py
-            from gpucost.warehouse.feed import stage_feed
+            from gpucost.warehouse.feed import FEED_NAME, stage_feed
 
             stage_feed(con, staged.stage)
+            feed = json.loads((staged.dir / FEED_NAME).read_text(encoding="utf-8"))
+            staged.record(FEED_NAME, table="price_changes", rows=len(feed.get("items", [])),
+                          columns=[])
         with open_exclusive(staged.stage(SCHEMA_NAME)) as fh:
             fh.write(json.dumps(schema(files), indent=1, default=str) + "\n")
     except BaseException:
