@@ -392,7 +392,13 @@ def snapshot_months(con: Any, fs: Any, settings: Any, counter: S3Bytes,
                     measure: Callable[..., None]) -> dict:
     """The published snapshot's own price_history months (from the refresh above): its
     newest month's file vs the glob, when it has any."""
-    prefix = f"{settings.published_bucket}/exports/price_history/months"
+    from gpucost.cluster.snapshot import SnapshotError, latest_exports
+
+    try:  # the export snapshot exports/latest.json names (cluster/snapshot.py)
+        snap = latest_exports(settings)["prefix"]
+    except SnapshotError:
+        return {"months": []}
+    prefix = f"{settings.published_bucket}/{snap}price_history/months"
     months = sorted(p.rsplit("/", 1)[1] for p in fs.glob(f"{prefix}/*.parquet"))
     if not months:
         return {"months": []}
@@ -592,7 +598,7 @@ def section(r: dict) -> str:
     if snap and "snapshot_month" in h:
         one, glob = h["snapshot_month"], h["snapshot_glob"]
         lines += ["", f"The refresh's own snapshot holds {len(snap)} month file(s) of "
-                  f"`exports/price_history/months/` ({', '.join(m[:7] for m in snap)}; "
+                  f"`price_history/months/` ({', '.join(m[:7] for m in snap)}; "
                   f"{one['rows']:,} rows): too little to compare, hence the dataset of (d). "
                   f"Its newest month's file read the same way: {med(one['seconds']):.3f} s, "
                   f"the glob {med(glob['seconds']):.3f} s."]

@@ -455,6 +455,14 @@ class ObjectStore:
 
         return self._call("listing", bucket, prefix, run)
 
+    def copy(self, bucket: str, src_key: str, dst_key: str) -> None:
+        """Copy an object to another key of the same bucket on the server (S3 CopyObject: no
+        byte passes through this machine); the copy appears whole or not at all."""
+        def run() -> None:
+            self.fs.copy_file(f"{bucket}/{src_key}", f"{bucket}/{dst_key}")
+
+        self._call("copying to", bucket, dst_key, run)
+
     def delete(self, bucket: str, key: str) -> bool:
         """Delete the object; False when it was already gone."""
         def run() -> bool:
@@ -488,10 +496,11 @@ def s3_filesystem(settings: ClusterSettings, *, writer: bool = False) -> Any:
     for readers anywhere:
 
         fs = s3_filesystem(settings)
+        snap = latest_exports(settings)["prefix"]   # cluster/snapshot.py: exports/latest.json
         con = duckdb.connect(); con.register_filesystem(fs)   # DuckDB 2.0, no httpfs needed
-        con.sql("from read_parquet('s3://gpucost-published/exports/gpu_offers.parquet')")
-        con.sql("from read_parquet('s3://gpucost-published/exports/price_history/months/*.parquet')")
-        pandas.read_parquet("s3://gpucost-published/exports/gpu_offers.parquet", filesystem=fs)
+        con.sql(f"from read_parquet('s3://gpucost-published/{snap}gpu_offers.parquet')")
+        con.sql(f"from read_parquet('s3://gpucost-published/{snap}price_history/months/*.parquet')")
+        pandas.read_parquet(f"s3://gpucost-published/{snap}gpu_offers.parquet", filesystem=fs)
 
     Listings are not cached (a long-lived reader's glob sees the months a later publish
     added); every request gives up after settings.timeout_s."""

@@ -4,20 +4,30 @@ After a local publish succeeded on the publisher (warehouse/publish.py: the new 
 swapped in, the exports renamed into place), `publish_snapshot` copies it to the published
 bucket with the writer key:
 
-1. the exports, same relative paths (`exports/...`): every file each time, except the month
-   files of the history marts (`exports/<table>/months/YYYY-MM.*`), which are uploaded only
-   when changed (a local record of what was uploaded where, plus the object's size), since
-   they hold the whole history; `schema.json` goes last among them, as locally;
+1. the exports, the same layout as locally (warehouse/exports.py): the files of the snapshot
+   local `exports/latest` names, under `exports/snapshots/<publish_id>/` (manifest.json and
+   schema.json included). A file whose sha256 the previous remote snapshot's manifest lists
+   at the same path (the history months a publish did not rewrite, unchanged marts) is
+   copied on the server from that snapshot's key (S3 CopyObject: no byte uploaded again),
+   every other file is uploaded; an object already there with the manifest's size (a rerun
+   after a killed publish) is skipped. Every snapshot prefix is whole on its own, so pruning
+   one never breaks another;
 2. the warehouse file under a NEW key, `warehouse/<UTC timestamp>-<sha256[:16]>.duckdb` (an
    existing key is never written over: keys are immutable, so a reader's cached copy of a key
    is valid forever), and the object's size is checked;
-3. `CURRENT`, LAST: a small JSON naming that key with its sha256, size, published_at, the
+3. `CURRENT`: a small JSON naming that key with its sha256, size, published_at, the
    row count of every table and the rows in force per source (`health`). Writing an S3
    object is atomic (readers see the old or the new one), so a crash at any point before
    it leaves CURRENT naming the previous whole file;
-4. after the flip only: the warehouse objects beyond the newest KEEP_WAREHOUSES are deleted,
-   never the one CURRENT names nor the previous one (a reader that read the old CURRENT a
-   moment ago still finds its key), and exports that the local publish no longer has.
+4. `exports/latest.json`, LAST: the snapshot's manifest plus `prefix`
+   (`exports/snapshots/<publish_id>/`). S3 has no symbolic link: this one PUT is the flip of
+   the exports, and a crash before it leaves it naming the previous whole snapshot. A reader
+   reads it once (`latest_exports`) and then only keys under its prefix: one publish;
+5. after the flips only: the warehouse objects beyond the newest KEEP_WAREHOUSES are
+   deleted, never the one CURRENT names nor the previous one (a reader that read the old
+   CURRENT a moment ago still finds its key); the export snapshots beyond the newest
+   GPUCOST_EXPORT_SNAPSHOTS (3), never the one latest.json names; and the keys of the flat
+   layout before snapshots (`exports/<mart>.parquet`, `exports/schema.json`, ...).
 
 The shrink guard: before anything is uploaded, the new file's rows in force per source and
 price-history rows are compared with CURRENT's by the embedded publish's own test
@@ -62,16 +72,18 @@ from gpucost.warehouse.publish import ShrinkRefusedError, open_published
 CURRENT_KEY = "CURRENT"
 WAREHOUSE_PREFIX = "warehouse/"
 EXPORTS_PREFIX = "exports/"
+SNAPSHOTS_PREFIX = "exports/snapshots/"
+LATEST_EXPORTS_KEY = "exports/latest.json"
+LATEST_MAX_BYTES = 16 << 20  # a manifest of a few hundred files: larger is refused unread
 KEEP_WAREHOUSES = 5
 CURRENT_MAX_BYTES = 1 << 20  # CURRENT is a record of a few KB: larger is refused unread
 CACHE_DIRNAME = "remote-cache"
-# what was uploaded where (beside the published file): month files unchanged since are skipped
-UPLOADS_RECORD = "snapshot-uploads.json"
 # a test hook: the publisher stops (sleeps) at this stage so a test can SIGKILL it there
 PAUSE_ENV = "GPUCOST_SNAPSHOT_PAUSE_AT"
 STAGES = ("exports-started", "exports-uploaded", "warehouse-started", "warehouse-uploaded",
-          "current-written")
+          "current-written", "latest-written")
 _KEY = re.compile(r"^warehouse/\d{8}T\d{6}Z-[0-9a-f]{16}\.duckdb$")
+_ID = re.compile(r"^\d{8}T\d{12}Z$")  # an export snapshot (warehouse/exports.py publish_id)
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 _PART_MAX_AGE_S = 3600  # a temporary download older than this is a dead process's
 
@@ -106,8 +118,10 @@ class SnapshotRecord:
     previous: str | None = None
     health: dict[str, int] = field(default_factory=dict)  # rows in force per source
     created: bool = True  # False: CURRENT already named these exact bytes, nothing uploaded
-    exports_uploaded: int = 0
-    exports_skipped: int = 0
+    exports_snapshot: str = ""  # the publish_id exports/latest.json names
+    exports_uploaded: int = 0  # files uploaded
+    exports_copied: int = 0  # files copied on the server from the previous snapshot
+    exports_skipped: int = 0  # files already there under this snapshot's prefix
     exports_deleted: int = 0
     warehouses_deleted: list[str] = field(default_factory=list)
     warehouse_upload_s: float = 0.0
@@ -183,75 +197,75 @@ def _published_at(data_dir: Path, serving: Path) -> str:
     return datetime.fromtimestamp(serving.stat().st_mtime, UTC).isoformat()
 
 
-def _is_month_file(rel: str) -> bool:
-    from gpucost.warehouse.exports import MONTHS_DIRNAME
+def _local_snapshot(data_dir: Path) -> tuple[Path, dict[str, Any]] | None:
+    """(folder, manifest) of the snapshot local `exports/latest` names, or None."""
+    from gpucost.warehouse.exports import export_dir, latest_snapshot, read_manifest
 
-    parts = rel.split("/")
-    return len(parts) >= 3 and parts[-2] == MONTHS_DIRNAME
-
-
-def _local_exports(data_dir: Path) -> list[tuple[str, Path]]:
-    """(relative path, file) of every export, month files first and schema.json last; the
-    temporary files of an export in progress (.tmp-*) are not exports."""
-    from gpucost.warehouse.exports import SCHEMA_NAME, export_dir
-
-    root = export_dir(data_dir)
-    if not root.is_dir():
-        return []
-    files = []
-    for path in root.rglob("*"):
-        rel = path.relative_to(root).as_posix()
-        if path.is_file() and not any(p.startswith(".") for p in rel.split("/")):
-            files.append((rel, path))
-    return sorted(files, key=lambda f: (f[0] == SCHEMA_NAME, not _is_month_file(f[0]), f[0]))
+    folder = latest_snapshot(export_dir(data_dir))
+    if folder is None:
+        return None
+    manifest = read_manifest(folder)
+    if not manifest.get("publish_id") or not isinstance(manifest.get("files"), list):
+        return None
+    return folder, manifest
 
 
-def _load_record(data_dir: Path, target: str) -> dict[str, list[Any]]:
+def _read_latest(store: ObjectStore) -> dict[str, Any] | None:
+    """exports/latest.json (None when absent or not a valid record)."""
+    bucket = store.settings.published_bucket
     try:
-        doc = json.loads((Path(data_dir) / UPLOADS_RECORD).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(doc, dict) or doc.get("target") != target:
-        return {}  # uploads to another store or bucket tell nothing about this one
-    files = doc.get("files")
-    return files if isinstance(files, dict) else {}
+        doc = json.loads(store.get_bytes(bucket, LATEST_EXPORTS_KEY, max_bytes=LATEST_MAX_BYTES))
+    except (ObjectNotFoundError, ObjectTooLargeError, ValueError):
+        return None
+    if not (isinstance(doc, dict) and _ID.match(str(doc.get("publish_id")))
+            and isinstance(doc.get("files"), list)):
+        return None
+    return doc
 
 
-def _save_record(data_dir: Path, target: str, files: dict[str, list[Any]]) -> None:
-    path = Path(data_dir) / UPLOADS_RECORD
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"target": target, "files": files}), encoding="utf-8")
-    os.replace(tmp, path)
+def latest_exports(settings: ClusterSettings) -> dict[str, Any]:
+    """exports/latest.json (reader key): the manifest of the current export snapshot plus
+    `prefix`, the folder of its keys (`exports/snapshots/<publish_id>/`). Read it once, then
+    read keys under `prefix` only: one publish. NoSnapshotError when there is none."""
+    doc = _read_latest(ObjectStore(settings, writer=False))
+    if doc is None:
+        raise NoSnapshotError(
+            f"no export snapshot published: no valid s3://{settings.published_bucket}/"
+            f"{LATEST_EXPORTS_KEY} (the cluster's publisher writes it after its first publish)")
+    return doc
 
 
-def _upload_exports(store: ObjectStore, bucket: str, data_dir: Path,
-                    record: dict[str, list[Any]]) -> tuple[int, int, set[str]]:
-    """Upload the exports (month files only when changed); returns (uploaded, skipped, the
-    keys of every local export). `record` is updated in place."""
-    remote = store.list(bucket, EXPORTS_PREFIX)
-    uploaded = skipped = 0
-    keys = set()
-    for rel, path in _local_exports(data_dir):
-        key = EXPORTS_PREFIX + rel
-        keys.add(key)
-        st = path.stat()
-        known = record.get(rel)
-        sha = None
-        if _is_month_file(rel) and known and remote.get(key) == st.st_size == known[0]:
-            # unchanged since its upload: the same size and time, or rewritten with the
-            # same bytes (a publish rewrites the months on or after its earliest change)
-            sha = known[2] if known[1] == st.st_mtime_ns else _sha256(path)
-            if sha == known[2]:
-                skipped += 1
-                record[rel] = [st.st_size, st.st_mtime_ns, sha]
-                continue
-        sha = sha or _sha256(path)
-        store.put_file(bucket, key, path)
-        record[rel] = [st.st_size, st.st_mtime_ns, sha]
-        uploaded += 1
-        if uploaded == 1:
+def _upload_exports(store: ObjectStore, bucket: str, folder: Path, manifest: dict[str, Any],
+                    previous: dict[str, Any] | None) -> tuple[int, int, int]:
+    """Upload the local snapshot `folder` under exports/snapshots/<publish_id>/ (module
+    docstring), manifest.json last; returns (uploaded, copied, skipped)."""
+    from gpucost.warehouse.exports import MANIFEST_NAME
+
+    prefix = f"{SNAPSHOTS_PREFIX}{manifest['publish_id']}/"
+    there = store.list(bucket, prefix)
+    old_prefix = f"{SNAPSHOTS_PREFIX}{previous['publish_id']}/" if previous else None
+    old = {f.get("path"): f for f in (previous or {}).get("files", []) if isinstance(f, dict)}
+    old_there = store.list(bucket, old_prefix) if old_prefix else {}
+    uploaded = copied = skipped = 0
+    entries = [f for f in manifest["files"] if isinstance(f, dict)]
+    size = (folder / MANIFEST_NAME).stat().st_size
+    for entry in [*entries, {"path": MANIFEST_NAME, "bytes": size, "sha256": None}]:
+        rel = str(entry["path"])
+        key = prefix + rel
+        if there.get(key) == entry["bytes"]:
+            skipped += 1
+            continue
+        was = old.get(rel)
+        if (old_prefix and was and entry["sha256"] and was.get("sha256") == entry["sha256"]
+                and old_there.get(old_prefix + rel) == entry["bytes"]):
+            store.copy(bucket, old_prefix + rel, key)
+            copied += 1
+        else:
+            store.put_file(bucket, key, folder / rel)
+            uploaded += 1
+        if uploaded + copied == 1:
             _stage("exports-started")
-    return uploaded, skipped, keys
+    return uploaded, copied, skipped
 
 
 def _read_current(store: ObjectStore) -> dict[str, Any]:
@@ -310,7 +324,6 @@ def publish_snapshot(data_dir: Path, settings: ClusterSettings, *,
         raise NoWarehouseError(f"no published warehouse at {serving}: nothing to snapshot")
     store = ObjectStore(settings, writer=True)
     bucket = settings.published_bucket
-    target = f"{store.endpoint}/{bucket}"
     with nullcontext() if locked else writer_lock(data_dir):
         size = serving.stat().st_size
         sha = _sha256(serving)
@@ -330,9 +343,11 @@ def publish_snapshot(data_dir: Path, settings: ClusterSettings, *,
                 f"{' ...' if len(lost) > 5 else ''}); nothing uploaded, CURRENT and the "
                 "exports stay as they were. A publisher on a fresh or lost data dir? To "
                 "publish anyway: --allow-shrink")
-        record = _load_record(data_dir, target)
-        uploaded, skipped, export_keys = _upload_exports(store, bucket, data_dir, record)
-        _save_record(data_dir, target, record)
+        local = _local_snapshot(data_dir)
+        latest = _read_latest(store)
+        uploaded = copied = skipped = 0
+        if local is not None:
+            uploaded, copied, skipped = _upload_exports(store, bucket, *local, latest)
         _stage("exports-uploaded")
 
         if previous and same and _object_size(store, bucket, previous["key"]) == size:
@@ -363,13 +378,20 @@ def publish_snapshot(data_dir: Path, settings: ClusterSettings, *,
             store.put_bytes(bucket, CURRENT_KEY,
                             json.dumps(out.current(), indent=1).encode("utf-8"))
             _stage("current-written")
-        out.exports_uploaded, out.exports_skipped = uploaded, skipped
-        # after the flip only: what no reader can be about to open any more
+        if local is not None:  # the flip of the exports: one PUT, last
+            folder, manifest = local
+            if not latest or latest.get("publish_id") != manifest["publish_id"]:
+                doc = {**manifest,
+                       "prefix": f"{SNAPSHOTS_PREFIX}{manifest['publish_id']}/"}
+                store.put_bytes(bucket, LATEST_EXPORTS_KEY,
+                                json.dumps(doc, indent=1).encode("utf-8"))
+            _stage("latest-written")
+            out.exports_snapshot = manifest["publish_id"]
+        out.exports_uploaded, out.exports_copied, out.exports_skipped = uploaded, copied, skipped
+        # after the flips only: what no reader can be about to open any more
         out.warehouses_deleted = _prune_warehouses(store, bucket, keep, out)
-        out.exports_deleted = _prune_exports(store, bucket, export_keys)
-        for rel in [r for r in record if EXPORTS_PREFIX + r not in export_keys]:
-            del record[rel]
-        _save_record(data_dir, target, record)
+        if local is not None:
+            out.exports_deleted = _prune_exports(store, bucket)
     out.seconds = time.perf_counter() - start
     return out
 
@@ -411,12 +433,32 @@ def _prune_warehouses(store: ObjectStore, bucket: str, keep: int,
     return deleted
 
 
-def _prune_exports(store: ObjectStore, bucket: str, local_keys: set[str]) -> int:
-    """Delete exported objects the local publish no longer has (months a full rebuild
-    dropped, a single-file export replaced by month files)."""
-    if not local_keys:
-        return 0  # no local exports at all: never empty the bucket on that
-    stale = [k for k in store.list(bucket, EXPORTS_PREFIX) if k not in local_keys]
+def _prune_exports(store: ObjectStore, bucket: str) -> int:
+    """Delete the export snapshots beyond the newest GPUCOST_EXPORT_SNAPSHOTS, never the one
+    exports/latest.json names (read again: the truth is the store's), any snapshot newer than
+    it (a killed publisher's partial upload: the rerun uploads it anew), and the keys of the
+    flat layout before snapshots; returns the objects deleted."""
+    from gpucost.warehouse.exports import keep_snapshots
+
+    latest = _read_latest(store)
+    if latest is None:
+        return 0  # no readable pointer: delete nothing
+    current = str(latest["publish_id"])
+    keys = store.list(bucket, EXPORTS_PREFIX)
+    ids = sorted({k[len(SNAPSHOTS_PREFIX):].split("/", 1)[0] for k in keys
+                  if k.startswith(SNAPSHOTS_PREFIX)})
+    older = [i for i in ids if i < current]
+    keep = {current, *older[len(older) - (keep_snapshots() - 1):]} if keep_snapshots() > 1 \
+        else {current}
+    stale = []
+    for key in keys:
+        if key == LATEST_EXPORTS_KEY:
+            continue
+        if key.startswith(SNAPSHOTS_PREFIX):
+            if key[len(SNAPSHOTS_PREFIX):].split("/", 1)[0] not in keep:
+                stale.append(key)
+        else:
+            stale.append(key)  # the flat layout of before (exports/<mart>.parquet, ...)
     for key in stale:
         store.delete(bucket, key)
     return len(stale)
@@ -518,7 +560,8 @@ def open_current(settings: ClusterSettings, cache_dir: Path | None = None) -> An
 
 
 __all__ = [
-    "CURRENT_KEY", "CURRENT_MAX_BYTES", "KEEP_WAREHOUSES", "NoSnapshotError",
+    "CURRENT_KEY", "CURRENT_MAX_BYTES", "KEEP_WAREHOUSES", "LATEST_EXPORTS_KEY",
+    "NoSnapshotError", "latest_exports",
     "ObjectStoreError", "SnapshotCorruptError", "SnapshotError", "SnapshotRecord",
     "SnapshotShrinkError", "fetch_current",
     "open_current", "publish_snapshot", "read_current",

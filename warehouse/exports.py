@@ -292,11 +292,7 @@ class StagedExports:
             _fsync(d)
         os.replace(self.dir, self.final_dir)  # a whole snapshot, not yet the latest
         _fsync(self.final_dir.parent)
-        tmp_link = self.out_dir / f"{_TMP_PREFIX}{LATEST_LINK}-{os.getpid()}"
-        clear_name(tmp_link)
-        os.symlink(f"{SNAPSHOTS_DIRNAME}/{self.publish_id}", tmp_link)
-        os.replace(tmp_link, self.out_dir / LATEST_LINK)  # the flip: one atomic rename
-        _fsync(self.out_dir)
+        _replace_with_link(self.out_dir / LATEST_LINK, f"{SNAPSHOTS_DIRNAME}/{self.publish_id}")
         self.done = [self.final_dir / rel for rel in [*self.files, MANIFEST_NAME]]
         link_flat_paths(self.out_dir, self.final_dir)
         prune_snapshots(self.out_dir, self.keep)
@@ -305,6 +301,24 @@ class StagedExports:
     def discard(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
         self.files = {}
+
+
+def _replace_with_link(path: Path, target: str, fsync: bool = True) -> None:
+    """Make `path` the relative link `target` in one rename (os.replace of a new link made
+    under a temporary name). A real folder at `path` (the flat layout of before, or a data
+    dir copied without keeping links: `cp -r`) is moved aside first, then removed."""
+    tmp = path.parent / f"{_TMP_PREFIX}link-{os.getpid()}-{path.name}"
+    clear_name(tmp)
+    os.symlink(target, tmp)
+    old = None
+    if path.is_dir() and not path.is_symlink():
+        old = path.parent / f"{_TMP_PREFIX}old-{os.getpid()}-{path.name}"
+        os.replace(path, old)
+    os.replace(tmp, path)
+    if fsync:
+        _fsync(path.parent)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def link_flat_paths(out_dir: Path, snapshot: Path) -> None:
@@ -321,16 +335,7 @@ def link_flat_paths(out_dir: Path, snapshot: Path) -> None:
                 continue
         except OSError:
             pass
-        tmp = out_dir / f"{_TMP_PREFIX}link-{os.getpid()}-{name}"
-        clear_name(tmp)
-        os.symlink(target, tmp)
-        old = None
-        if path.is_dir() and not path.is_symlink():  # a flat folder: moved aside, then gone
-            old = out_dir / f"{_TMP_PREFIX}old-{os.getpid()}-{name}"
-            os.replace(path, old)
-        os.replace(tmp, path)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        _replace_with_link(path, target, fsync=False)
     for path in out_dir.iterdir():
         if path.name in names or path.name in (SNAPSHOTS_DIRNAME, LATEST_LINK) \
                 or path.name.startswith("."):

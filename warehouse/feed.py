@@ -1,8 +1,10 @@
 """The change feed: `exports/price_changes.json`, a JSON Feed 1.1
 (https://jsonfeed.org/version/1.1) of the latest price changes, for readers that poll.
 
-Written with the other exports of every publish (warehouse/exports.py: staged under a
-temporary name, renamed after the swap), from the build's `price_changes` mart. One item per
+Written with the other exports of every publish into its snapshot folder
+(`exports/snapshots/<publish_id>/price_changes.json`, read at `exports/latest/price_changes.json`
+or the link `exports/price_changes.json`; warehouse/exports.py), from the build's
+`price_changes` mart. One item per
 source x provider x sku x pricing model x day x old -> new price: a change listed in many
 regions at once (SkyPilot's Lambda catalog writes every type into all 17 regions) is one item
 naming its regions. Newest first (changed_on, then observed_at), the FEED_ITEMS newest only.
@@ -200,7 +202,7 @@ def feed_document(con: Any, limit: int = FEED_ITEMS) -> dict[str, Any]:
 
 
 def stage_feed(con: Any, stage: Any) -> Path:
-    """Write the feed under its temporary name (`stage(final_name)` -> temporary path)."""
+    """Write the feed into the staged snapshot (`stage(final_name)` -> the path to write)."""
     from gpucost.warehouse.files import open_exclusive
 
     tmp: Path = stage(FEED_NAME)

@@ -1,7 +1,9 @@
 """The published snapshot (cluster/snapshot.py) on the session's SeaweedFS: CURRENT names a
 whole warehouse object, readers open it from a cache, a new publish moves CURRENT while an
 old reader keeps reading, every reader sees the same numbers, and a publisher killed at any
-stage leaves CURRENT naming a whole, readable file."""
+stage leaves CURRENT naming a whole, readable file; the exports are the local snapshot under
+exports/snapshots/<publish_id>/, flipped by exports/latest.json, unchanged files copied on
+the server, old snapshots and the flat keys of before pruned."""
 
 from __future__ import annotations
 
@@ -23,8 +25,10 @@ from gpucost.cluster.objects import ObjectStore, s3_filesystem, storage_options
 from gpucost.cluster.settings import ClusterSettings, write_settings
 from gpucost.cluster.snapshot import (
     CURRENT_KEY,
+    LATEST_EXPORTS_KEY,
     PAUSE_ENV,
     SnapshotCorruptError,
+    latest_exports,
     open_current,
     publish_snapshot,
     read_current,
@@ -113,14 +117,22 @@ def test_current_names_a_whole_copy_of_the_local_file(cluster: ClusterSettings, 
             con.execute("create table planted (x int)")
     finally:
         con.close()
-    # every export is there, byte for byte the size of the local one
+    # the local export snapshot is there, every file the size of the local one, and
+    # exports/latest.json (the flip, written last) is its manifest with its prefix
+    _assert_exports_whole(cluster)
+    snap, prefix = _local_snapshot_files(local)
+    latest = latest_exports(cluster)
+    assert latest["prefix"] == f"exports/snapshots/{snap.name}/"
     store = ObjectStore(cluster, writer=False)
-    remote = store.list(cluster.published_bucket, "exports/")
-    exports = {p.relative_to(local / "exports").as_posix(): p.stat().st_size
-               for p in (local / "exports").rglob("*") if p.is_file()}
-    assert {k.removeprefix("exports/"): v for k, v in remote.items()} == exports
-    schema = json.loads(store.get_bytes(cluster.published_bucket, "exports/schema.json"))
-    assert schema["published_at"] == current["published_at"]
+    remote = store.list(cluster.published_bucket, latest["prefix"])
+    assert {k.removeprefix(latest["prefix"]): v for k, v in remote.items()} == prefix
+    assert {k: v for k, v in latest.items() if k != "prefix"} == json.loads(
+        (snap / "manifest.json").read_text(encoding="utf-8"))
+    schema = json.loads(store.get_bytes(cluster.published_bucket,
+                                        latest["prefix"] + "schema.json"))
+    assert schema["published_at"] == current["published_at"] == latest["published_at"]
+    assert not [k for k in store.list(cluster.published_bucket, "exports/")
+                if not k.startswith("exports/snapshots/") and k != LATEST_EXPORTS_KEY]
 
 
 def test_a_second_publish_moves_current_and_an_old_reader_keeps_reading(
@@ -148,11 +160,17 @@ def test_a_second_publish_moves_current_and_an_old_reader_keeps_reading(
             k.rsplit("/", 1)[1] for k in (first.key, second.key))
     finally:
         old.close()
-    # nothing changed locally: nothing new uploaded, CURRENT stays, the months are skipped
+    # the February month files the second local publish linked were copied on the server
+    snap, files = _local_snapshot_files(local)
+    assert second.exports_snapshot == snap.name
+    assert second.exports_copied >= 2 and second.exports_uploaded >= 1
+    assert second.exports_copied + second.exports_uploaded + second.exports_skipped == len(files)
+    _assert_exports_whole(cluster)
+    # nothing changed locally: nothing new uploaded or copied, CURRENT stays
     third = publish_snapshot(local, cluster, allow_shrink=True)
     assert (third.key, third.created) == (second.key, False)
-    months = [p for p in (local / "exports").rglob("months/*") if p.is_file()]
-    assert months and third.exports_skipped == len(months)
+    assert (third.exports_uploaded, third.exports_copied, third.exports_skipped) == (
+        0, 0, len(files))
     assert read_current(cluster)["key"] == second.key
 
 
@@ -238,12 +256,13 @@ def test_every_reader_sees_the_same_numbers(cluster: ClusterSettings, local: Pat
     publish_snapshot(local, cluster, allow_shrink=True)
     schema = json.loads((local / "exports" / "schema.json").read_text(encoding="utf-8"))
     bucket = cluster.published_bucket
+    prefix = latest_exports(cluster)["prefix"]  # read once: one publish
     marts: dict[str, tuple[str | None, str]] = {}  # name -> (numeric column, parquet path)
     for name, entry in schema["tables"].items():
         column = next((c["name"] for c in entry["columns"]
                        if str(c["type"]).split("(")[0] in NUMERIC or
                        str(c["type"]).startswith("DECIMAL")), None)
-        marts[name] = (column, f"s3://{bucket}/exports/{entry['files']['parquet']}")
+        marts[name] = (column, f"s3://{bucket}/{prefix}{entry['files']['parquet']}")
     assert "price_history" in marts and marts["price_history"][1].endswith("months/*.parquet")
 
     local_con = open_published(serving_path(local))
@@ -278,7 +297,7 @@ def test_every_reader_sees_the_same_numbers(cluster: ClusterSettings, local: Pat
                             if column and len(values) else None)
     assert not _agree(via_pandas, expected)
     # a single file with the s3fs filesystem object itself
-    latest = pd.read_parquet(f"s3://{bucket}/exports/price_history/latest.parquet",
+    latest = pd.read_parquet(f"s3://{bucket}/{prefix}price_history/latest.parquet",
                              filesystem=fs)
     assert 0 < len(latest) <= expected["price_history"][0]
 
@@ -350,6 +369,29 @@ def _kill_at(stage: str, data: Path, config: Path) -> None:
         proc.wait(timeout=30)
 
 
+def _local_snapshot_files(data: Path) -> tuple[Path, dict[str, int]]:
+    """(the local snapshot exports/latest names, {relative path: size} of its files)."""
+    snap = Path(os.path.realpath(data / "exports" / "latest"))
+    return snap, {p.relative_to(snap).as_posix(): p.stat().st_size
+                  for p in snap.rglob("*") if p.is_file()}
+
+
+def _assert_exports_whole(cluster: ClusterSettings) -> dict[str, Any]:
+    """exports/latest.json names a snapshot prefix holding every file of its manifest with
+    the manifest's size and sha256 (checked on the bytes of the small files)."""
+    latest = latest_exports(cluster)
+    store = ObjectStore(cluster, writer=False)
+    there = store.list(cluster.published_bucket, latest["prefix"])
+    for entry in latest["files"]:
+        key = latest["prefix"] + entry["path"]
+        assert there.get(key) == entry["bytes"], key
+        if entry["bytes"] < 200_000:
+            body = store.get_bytes(cluster.published_bucket, key)
+            assert hashlib.sha256(body).hexdigest() == entry["sha256"], key
+    assert latest["prefix"] + "manifest.json" in there
+    return latest
+
+
 def _assert_current_whole(cluster: ClusterSettings, tmp: Path) -> dict[str, Any]:
     """CURRENT names an object whose bytes are its sha256 and size, which opens and holds
     every table with the rows CURRENT lists."""
@@ -378,16 +420,46 @@ def test_a_publisher_killed_at_any_stage_leaves_current_whole(
         return [k for k in store.list(cluster.published_bucket, "warehouse/")
                 if new_sha[:16] in k]
 
+    exports_before = _assert_exports_whole(cluster)["publish_id"]
     for stage in ("exports-started", "exports-uploaded", "warehouse-started"):
         _kill_at(stage, local, config)
         assert _assert_current_whole(cluster, tmp_path)["key"] == before["key"], stage
         assert uploaded() == [], stage  # an unfinished multipart upload is no object
+        assert _assert_exports_whole(cluster)["publish_id"] == exports_before, stage
     _kill_at("warehouse-uploaded", local, config)
     assert _assert_current_whole(cluster, tmp_path)["key"] == before["key"]
     assert len(uploaded()) == 1  # whole, but not named: a later publish prunes it
     _kill_at("current-written", local, config)
     after = _assert_current_whole(cluster, tmp_path)
     assert after["sha256"] == new_sha and after["previous"] == before["key"]
+    # CURRENT flipped, exports/latest.json not yet: it still names the whole old snapshot
+    assert _assert_exports_whole(cluster)["publish_id"] == exports_before
+    _kill_at("latest-written", local, config)
+    local_id = Path(os.path.realpath(local / "exports" / "latest")).name
+    assert _assert_exports_whole(cluster)["publish_id"] == local_id != exports_before
     # the next publish (nothing changed locally) finishes the pruning and keeps CURRENT
     record = publish_snapshot(local, cluster, allow_shrink=True)
     assert (record.key, record.created) == (after["key"], False)
+
+
+def test_export_snapshots_are_pruned_and_the_flat_keys_removed(
+        cluster: ClusterSettings, local: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With GPUCOST_EXPORT_SNAPSHOTS=2: after two more local publishes (each uploaded), the
+    bucket holds the snapshots of the last two, latest.json names the newest; a key of the
+    flat layout of before (exports/gpu_offers.parquet) is deleted; a reader that read the
+    previous latest.json still finds every key of its snapshot."""
+    store = ObjectStore(cluster, writer=True)
+    bucket = cluster.published_bucket
+    store.put_bytes(bucket, "exports/gpu_offers.parquet", b"the flat layout of before")
+    monkeypatch.setenv("GPUCOST_EXPORT_SNAPSHOTS", "2")
+    seen = []
+    for n in (4, 5):
+        _local_publish(local, n)
+        record = publish_snapshot(local, cluster, allow_shrink=True)
+        seen.append(record.exports_snapshot)
+        assert record.exports_copied > 0  # unchanged months: copied on the server
+    reader = _assert_exports_whole(cluster)
+    assert reader["publish_id"] == seen[-1]
+    ids = {k.split("/")[2] for k in store.list(bucket, "exports/snapshots/")}
+    assert ids == set(seen)
+    assert not store.exists(bucket, "exports/gpu_offers.parquet")

@@ -264,7 +264,7 @@ def test_a_symlink_planted_at_a_temporary_name_is_never_written_through(
     pid = os.getpid()
     planted = [wh / "published.json.tmp", wh / f".published.json.tmp-{pid}",
                exports / f".tmp-{pid}-gpu_offers.csv", exports / f".tmp-{pid}-schema.json",
-               exports / f".tmp-{pid}-price_changes.json"]
+               exports / f".tmp-{pid}-price_changes.json", exports / f".tmp-link-{pid}-latest"]
     for link in planted:
         link.symlink_to(target)
     assert main(["refresh", "--no-prefect", "--source", "lambda"]) == EXIT_OK
@@ -273,7 +273,12 @@ def test_a_symlink_planted_at_a_temporary_name_is_never_written_through(
     record = wh / "published.json"
     assert record.is_file() and not record.is_symlink()
     assert json.loads(record.read_text())["sha256"]
-    assert (exports / "gpu_offers.csv").is_file() and not (exports / "gpu_offers.csv").is_symlink()
+    # the export itself is a file of the snapshot `latest` names (exports/gpu_offers.csv is
+    # the relative link latest/gpu_offers.csv: warehouse/exports.py)
+    snapshot = exports / os.readlink(exports / "latest")
+    assert (snapshot / "gpu_offers.csv").is_file()
+    assert not (snapshot / "gpu_offers.csv").is_symlink() and not snapshot.is_symlink()
+    assert os.readlink(exports / "gpu_offers.csv") == "latest/gpu_offers.csv"
     # a link planted at the writer lock: refused by name, never opened
     (wh / ".writer.lock").unlink()
     (wh / ".writer.lock").symlink_to(target)

@@ -208,3 +208,20 @@ def test_a_bad_snapshot_count_is_a_named_export_error(
         "ExportSettingError: GPUCOST_EXPORT_SNAPSHOTS must be a whole number of snapshots, "
         "at least 1 (got '0')")
     assert latest_snapshot(export_dir(data)) == before
+
+
+def test_a_data_dir_copied_without_its_links_publishes(data: Path, tmp_path: Path) -> None:
+    """`cp -r` (shutil.copytree without symlinks) turns `latest` and the flat links into
+    real folders and files: the next publish in the copy replaces them with links again."""
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(data, copy)
+    out = export_dir(copy)
+    assert (out / "latest").is_dir() and not (out / "latest").is_symlink()
+    _load(copy, MARCH[0], datetime(2026, 3, 14, 6, tzinfo=UTC))
+    assert build_and_publish(copy).export_error is None
+    assert os.readlink(out / "latest").startswith("snapshots/")
+    assert os.readlink(out / "price_history") == "latest/price_history"
+    assert not [p for p in out.iterdir() if p.name.startswith(".tmp-")]
+    _verify(latest_snapshot(out))

@@ -11,7 +11,8 @@ moment (tests/support/kill_child.py). Then:
 1. the child really died by SIGKILL at its moment (a moment never reached fails the test);
 2. the published warehouse opens read-only and passes every check (models/checks);
 3. it is state A byte for byte, or state A+B (as a complete uninterrupted run publishes it);
-4. every export file opens and holds the rows of state A or of state A+B;
+4. `exports/latest` names a complete snapshot (every file as its manifest says) whose files
+   hold the rows of state A or of state A+B;
 5. the raw layer opens (WAL replayed) and a new ingest of B succeeds and publishes exactly
    state A+B: nothing the killed run committed is lost or loaded twice.
 """
@@ -33,7 +34,7 @@ import pytest
 from gpucost.flows.ingest import ingest_files
 from gpucost.flows.steps import check_published
 from gpucost.models.docs import mart_names
-from gpucost.warehouse.exports import export_dir
+from gpucost.warehouse.exports import export_dir, latest_snapshot
 from gpucost.warehouse.publish import serving_path
 
 pytestmark = pytest.mark.kill
@@ -104,10 +105,12 @@ MOMENTS: list[tuple[str, dict]] = [
      {"replace": "/gpucost.duckdb", "n": 1, "when": "before"}),
     ("swap: just after os.replace, before the directory fsync",
      {"replace": "/gpucost.duckdb", "n": 1, "when": "after"}),
-    ("exports: half of the export files renamed",
-     {"replace": ".parquet", "n": 5, "when": "after"}),
-    ("exports: a history month file renamed, its latest file not yet",
-     {"replace": "/months/2026-03.parquet", "n": 1, "when": "after"}),
+    ("exports: fsyncing the new snapshot, manifest written",
+     {"call": "gpucost.warehouse.exports:_fsync", "n": 3, "when": "after"}),
+    ("exports: snapshot renamed into snapshots/, latest not flipped",
+     {"replace": "/exports/latest", "n": 1, "when": "before"}),
+    ("exports: latest flipped, the flat links and pruning not done",
+     {"replace": "/exports/latest", "n": 1, "when": "after"}),
 ]
 
 
@@ -138,15 +141,23 @@ def _raw_counts(data: Path) -> tuple[int, int]:
 
 
 def _export_rows(data: Path) -> dict[str, int]:
-    """{export file (relative path): rows} of every Parquet and CSV export of a data dir."""
-    out = export_dir(data)
+    """{export file (relative path): rows} of every Parquet and CSV export of the snapshot
+    `exports/latest` names, after checking each file against its manifest entry (sha256)."""
+    out = latest_snapshot(export_dir(data))
+    assert out is not None
+    listed = {f["path"]: f for f in json.loads((out / "manifest.json").read_text())["files"]}
     con = duckdb.connect()
     reader = {".parquet": "read_parquet", ".csv": "read_csv"}
     try:
-        return {p.relative_to(out).as_posix():
-                con.execute(f"select count(*) from {reader[p.suffix]}('{p}')").fetchone()[0]
-                for p in sorted(out.rglob("*")) if p.suffix in reader
-                and not p.name.startswith(".tmp-")}
+        found = {}
+        for p in sorted(out.rglob("*")):
+            rel = p.relative_to(out).as_posix()
+            if p.suffix in reader:
+                assert _sha(p) == listed[rel]["sha256"], rel
+                found[rel] = con.execute(
+                    f"select count(*) from {reader[p.suffix]}('{p}')").fetchone()[0]
+                assert found[rel] == listed[rel]["rows"], rel
+        return found
     finally:
         con.close()
 
@@ -167,7 +178,7 @@ def states(tmp_path_factory):
     base = tmp_path_factory.mktemp("state-a")
     ingest_files("skypilot", A_FILES, observed_at=A_WHEN, data_dir=base)
     ref = tmp_path_factory.mktemp("state-ab") / "data"
-    shutil.copytree(base, ref)
+    shutil.copytree(base, ref, symlinks=True)  # exports/latest stays a link
     _ingest_b(ref)
     return {
         "base": base,
@@ -190,7 +201,7 @@ def test_states_differ(states):
 @pytest.mark.parametrize("name, moment", MOMENTS, ids=[m[0] for m in MOMENTS])
 def test_kill_at(name, moment, states, tmp_path):
     data = tmp_path / "data"
-    shutil.copytree(states["base"], data)
+    shutil.copytree(states["base"], data, symlinks=True)
     spec = {"source": "skypilot", "files": [str(f) for f in B_FILES],
             "observed_at": B_WHEN.isoformat(), "data_dir": str(data), "moment": moment}
     proc = subprocess.run([sys.executable, str(CHILD), json.dumps(spec)],
@@ -224,6 +235,7 @@ def test_kill_at(name, moment, states, tmp_path):
     assert _raw_counts(data) == states["ab_raw"]
     assert check_published(data) == {}
     assert not list(export_dir(data).glob(".tmp-*"))
+    assert not list((export_dir(data) / "snapshots").glob(".tmp-*"))  # half-written: gone
 
 
 def test_kills_landed_on_both_sides_of_the_swap():
