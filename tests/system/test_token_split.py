@@ -75,3 +75,26 @@ def test_the_split_loses_nothing_and_input_is_cheaper(loaded):
                               "'not_comparable' and (usd_per_million_input_tokens is not null "
                               "or usd_per_million_output_tokens_all_in is not null)").fetchone()
     assert priced == 0
+
+
+def test_sweeps_carry_their_measured_token_counts(loaded):
+    """InferenceX GLM-4.7 on 8 Gaudi 3 (glm47_gaudi3_summary.json), concurrency 1: input 1,024
+    tokens (stated), output_throughput 18.52 and total_throughput 46.67 tokens/s, so 28.15
+    input tokens/s and 1,024 x 18.52 / 28.15 = 673.69 output tokens per query (the stated
+    1,024 is a cap). Qwen3.5 (isl1024_osl128_conc4): 1,024 x 67.639 / (608.751 - 67.639) =
+    128.0. Every token priced alike: the GPU-hour over (input + output) / output x the output
+    rate per GPU (2.32, as the file states it)."""
+    con = loaded[0]
+    [(inp, out, basis, usd_out, usd_all)] = con.execute(
+        "select distinct input_tokens_per_query, output_tokens_per_query, token_counts_basis, "
+        "usd_per_million_output_tokens, usd_per_million_input_and_output_tokens from "
+        "inference_interactivity where model = 'zai-org/GLM-4.7' and concurrency = 1 and "
+        "price_basis = 'owned'").fetchall()
+    assert inp == 1024 and out == pytest.approx(1024 * 18.52 / (46.67 - 18.52))
+    assert basis.startswith("measured: input length stated")
+    assert usd_all == pytest.approx(usd_out * out / (1024 + out))
+    [(out,)] = con.execute(
+        "select distinct output_tokens_per_query from inference_interactivity where model = "
+        "'Qwen/Qwen3.5-397B-A17B' and concurrency = 4").fetchall()
+    assert out == pytest.approx(1024 * 67.639 / (608.751 - 67.639), abs=1e-3)
+    assert out == pytest.approx(128, abs=0.01)
