@@ -84,7 +84,12 @@ COLUMNS = ["accelerator_id", "accelerator_name", "provider", "seller", "listing_
 WORKLOAD_COLUMNS = ["workload", "round", "submitter", "software_family",
                     "result_accelerator_count", "match", "match_note",
                     "tokens_per_second_per_gpu", "tokens_per_second_per_user",
-                    "interactivity_basis", "result_observed_at", "usd_per_million_output_tokens"]
+                    "interactivity_basis", "result_observed_at",
+                    "usd_per_million_output_tokens_all_in", "output_tokens_per_query",
+                    "output_tokens_basis", "input_tokens_per_query", "input_tokens_basis",
+                    "output_to_input_cost_ratio", "token_split_method", "blend_input_per_output",
+                    "usd_per_million_input_tokens", "usd_per_million_output_tokens",
+                    "usd_per_million_tokens_blended"]
 SCENARIOS = ("offline", "server", "interactive")
 DEFAULT_SCENARIO = "server"
 RESOLVE_SQL = "select * from resolve_accelerator($name)"
@@ -319,6 +324,27 @@ def pricing_models(terms: dict[str, int | None], pricing_model: str | None,
                              else f"{pricing_model} is no commitment")
                           + f"; the {months}-month ones are {', '.join(sold)}")
     return [pricing_model], f"{months}-month commitment ({pricing_model})"
+
+
+def _usd(value: Any) -> str:
+    """A cost per million tokens, or '-' when there is none (null or NaN)."""
+    return f"{value:.3g}" if value is not None and value == value else "-"
+
+
+def _split_footer(frame: Any) -> str:
+    """How --workload splits a query's GPU time between its input and output tokens, with the
+    lengths and the blend ratio the rows read (offer_token_costs)."""
+    split = frame.dropna(subset=["usd_per_million_input_tokens"])
+    if split.empty:
+        return ("USD/M in, out, 3:1: no split (the roofline lacks this model or accelerator); "
+                "the all-in figure stands")
+    r = split.iloc[0]
+    return (f"USD/M in / out: a query's cost (all-in x {r.output_tokens_per_query:.4g} output "
+            f"tokens, {r.output_tokens_basis}: tokens/s / samples/s) split between its "
+            f"{r.input_tokens_per_query:.4g} input tokens ({safe(r.input_tokens_basis)}) and its "
+            f"output tokens, an output token costing {r.output_to_input_cost_ratio:.3g}x an "
+            f"input token ({safe(r.token_split_method)}); USD/M 3:1 blends "
+            f"{r.blend_input_per_output:g} input tokens per output token (docs/cost-models.md)")
 
 
 def parse_workload(con: Any, text: str) -> tuple[str, str]:
@@ -677,8 +703,9 @@ def cmd_offers(args: argparse.Namespace) -> int:
         if args.workload:
             measured = r.tokens_per_second_per_gpu == r.tokens_per_second_per_gpu \
                 and r.tokens_per_second_per_gpu is not None
-            usd_m = r.usd_per_million_output_tokens
-            tokens = [f"{usd_m:.3g}" if usd_m == usd_m and usd_m is not None else "-",
+            tokens = [_usd(r.usd_per_million_input_tokens), _usd(r.usd_per_million_output_tokens),
+                      _usd(r.usd_per_million_tokens_blended),
+                      _usd(r.usd_per_million_output_tokens_all_in),
                       f"{r.tokens_per_second_per_gpu:,.0f}" if measured else "-",
                       (f"{r.round} {r.submitter} {r.software_family or '?'} "
                        f"({r.match}, {r.result_accelerator_count:g} GPUs)") if measured
@@ -695,7 +722,8 @@ def cmd_offers(args: argparse.Namespace) -> int:
               "region" if args.all_regions else "region (cheapest)",
               *(["pricing model"] if several else []), "USD/GPU-h",
               "USD/h", "GPUs", "GB/GPU", "age"] + (
-                  ["USD/M tok", "tok/s/GPU", "measured (round, submitter, software, match)"]
+                  ["USD/M in", "USD/M out", "USD/M 3:1", "USD/M out all-in", "tok/s/GPU",
+                   "measured (round, submitter, software, match)"]
                   if args.workload else []) + ["source", "source URL"]
     write_table(header, rows)  # every cell escaped: remote text
     undated = int((~frame["observed_at_known"]).sum())
@@ -718,12 +746,14 @@ def cmd_offers(args: argparse.Namespace) -> int:
           + _stock_footer(frame, args.available))
     if args.workload:
         workload = frame["workload"].dropna()
-        print(f"USD/M tok: USD per million generated tokens = USD/GPU-h / (tok/s/GPU x 3600)"
-              f" x 10^6, at the closest measured MLPerf Inference result of "
+        print(f"USD/M out all-in: USD per million generated tokens = USD/GPU-h / (tok/s/GPU x "
+              f"3600) x 10^6 (the whole GPU-hour charged to output), at the closest measured "
+              f"MLPerf Inference result of "
               f"{safe(workload.iloc[0] if len(workload) else args.workload)} "
               "(offer_token_costs): "
               "same size first, else whole copies of a smaller system; a larger system is "
               "not comparable")
+        print(_split_footer(frame))
     if unmapped:
         print(unmapped)
     return EXIT_OK

@@ -3,7 +3,10 @@
 -- as the file states them, else from the cited folder table (catalog/inferencex_hardware.csv,
 -- the longest path_prefix the file's repository path starts with), never guessed. Per-GPU
 -- output throughput is the file's own figure where it states one, else output tokens/s over
--- the GPUs.
+-- the GPUs. Tokens per query: the input is the length the file states (a random dataset of
+-- fixed input length); the output is measured where the file gives total (input + output)
+-- throughput: input length x output tokens/s / input tokens/s (requests may stop before the
+-- stated output length), else the stated output length.
 
 with
 
@@ -100,6 +103,23 @@ final as (
             resolved.output_tokens_per_second / resolved.gpu_count
         ) as output_tokens_per_second_per_gpu,
         resolved.total_tokens_per_second,
+        resolved.total_tokens_per_second - resolved.output_tokens_per_second
+            as input_tokens_per_second,
+        resolved.input_len as input_tokens_per_query,
+        coalesce(
+            case when resolved.total_tokens_per_second > resolved.output_tokens_per_second
+                then resolved.input_len * resolved.output_tokens_per_second
+                    / (resolved.total_tokens_per_second - resolved.output_tokens_per_second)
+            end,
+            resolved.output_len
+        ) as output_tokens_per_query,
+        case
+            when resolved.input_len > 0
+                and resolved.total_tokens_per_second > resolved.output_tokens_per_second
+                then 'measured: input length stated, output from the measured token rates'
+            when resolved.input_len > 0 and resolved.output_len > 0
+                then 'stated: the file''s input and output lengths'
+        end as token_counts_basis,
         resolved.tokens_per_second_per_user,
         resolved.interactivity_basis,
         resolved.mean_ttft_ms,

@@ -525,3 +525,52 @@ def test_days_alone_caps_a_pipelined_pcie_cluster_where_its_bubble_grows(warehou
     assert (row["n_gpus"], row["cluster_from"], row["data_parallel"]) == (1024, "deadline", 341)
     assert row["pipeline_efficiency"] == pytest.approx((1024 / 341) / (1024 / 341 + 2))
     assert row["wall_clock_days"] == pytest.approx(13.25, abs=0.01)
+
+
+def test_inference_defaults_to_a_stated_context_and_context_0_still_means_none(
+        warehouse, capsys):
+    """Issue 42 item 4: a 70B (80 layers, 8 KV heads of 128) on B200 (180 GB, 7.7 TB/s,
+    4,500 dense FP8 TFLOP/s, MFU default 0.35, bandwidth utilisation 0.6), batch 256 and FP8
+    weights (the serving defaults), at a given 2 USD per GPU-hour.
+
+    No --context: 1,024 input + half of 1,024 output = 1,536 tokens (assumptions
+    inference_default_input_tokens and _output_tokens). KV cache 256 x 1,536 x 327,680 B
+    (2 x 80 x 8 x 128 x 2 bytes) = 128.849 GB + 70 GB weights -> 2 GPUs; decode step =
+    max(198.849e9 / (2 x 7.7e12 x 0.6), 2 x 70e9 x 256 / (2 x 4500e12 x 0.35)) = max(21.5205,
+    11.378) ms -> 256 / 0.0215205 = 11,895.6 tokens/s per replica -> 2 x 2 / (11,895.6 x 3600)
+    x 10^6 = 0.093405 USD per million output tokens.
+
+    --context 0: weights only, 1 GPU, step = max(70e9 / (7.7e12 x 0.6), 2 x 70e9 x 256 /
+    (4500e12 x 0.35)) = max(15.152, 22.756) ms -> 11,250 tokens/s -> 2 / (11,250 x 3600) x
+    10^6 = 0.049383."""
+    shape = ("--params", "70e9", "-a", "B200", "--layers", "80", "--kv-heads", "8",
+             "--head-dim", "128", "--price", "2")
+
+    def given(*extra: str) -> tuple[dict, dict]:
+        code, out, err = run(capsys, "inference", *shape, *extra, "--format", "json")
+        assert code == EXIT_OK, err
+        data = json.loads(out)
+        return next(r for r in data["rows"] if r["price_basis"] == "given"), data
+
+    row, data = given()
+    assert row["context_tokens"] == 1536 and row["n_gpus"] == 2
+    assert row["decode_step_ms"] == pytest.approx(21.5205, abs=1e-4)
+    assert row["usd_per_million_output_tokens"] == pytest.approx(0.093405, abs=1e-6)
+    assert data["context_default"]["input_basis"] == "assumed: inference_default_input_tokens"
+    assert {a["assumption_key"] for a in data["assumptions"]} >= {
+        "inference_default_input_tokens", "inference_default_output_tokens"}
+    row, data = given("--context", "0")
+    assert row["context_tokens"] == 0 and row["n_gpus"] == 1
+    assert row["usd_per_million_output_tokens"] == pytest.approx(0.049383, abs=1e-6)
+    assert data["context_default"] is None
+    # the table says where the default comes from
+    code, out, _ = run(capsys, "inference", *shape)
+    assert code == EXIT_OK
+    assert ("context default: 1,536 tokens = 1,024 input (assumed: "
+            "inference_default_input_tokens) + half of 1,024 output") in out
+    # without a KV-cache shape the context holds nothing, and says so
+    code, out, _ = run(capsys, "inference", "--params", "70e9", "-a", "B200")
+    assert code == EXIT_OK and "the context holds no KV cache" in out
+    with pytest.raises(SystemExit) as exc:
+        run(capsys, "inference", *shape, "--context", "-1")
+    assert exc.value.code == EXIT_USAGE and "must be a number >= 0" in capsys.readouterr().err

@@ -41,21 +41,23 @@ def _offers(data, *args: str) -> list[dict]:
 
 def test_offers_with_a_workload_price_a_million_tokens_at_the_measured_rate(loaded):
     rows = _offers(loaded[5], "H100:8", "--workload", "llama2-70b", "--format", "json")
-    priced = [r for r in rows if r["usd_per_million_output_tokens"] is not None]
+    priced = [r for r in rows if r["usd_per_million_output_tokens_all_in"] is not None]
     assert len(priced) >= 5
     for r in priced:
-        assert r["usd_per_million_output_tokens"] == pytest.approx(
+        assert r["usd_per_million_output_tokens_all_in"] == pytest.approx(
             r["price_per_gpu_hour"] / (r["tokens_per_second_per_gpu"] * 3600) * 1e6)
     by_provider = {r["provider"]: r for r in priced if r["accelerator_id"] == H100}
     vp, do = by_provider["voltagepark"], by_provider["digitalocean"]
     assert (vp["round"], vp["submitter"], vp["match"], vp["workload"]) == (
         "v5.0", "NVIDIA", "same_size", "llama2-70b:server")
     assert vp["tokens_per_second_per_gpu"] == pytest.approx(TPS)
-    assert vp["usd_per_million_output_tokens"] == pytest.approx(0.17789, abs=1e-5)
-    assert do["usd_per_million_output_tokens"] == pytest.approx(0.21361, abs=1e-5)
+    assert vp["usd_per_million_output_tokens_all_in"] == pytest.approx(0.17789, abs=1e-5)
+    assert do["usd_per_million_output_tokens_all_in"] == pytest.approx(0.21361, abs=1e-5)
     # the table says where the figure comes from
     table = _offers(loaded[5], "H100:8", "--workload", "llama2-70b")
-    assert "USD/M tok" in table and "v5.0 NVIDIA TensorRT-LLM (same_size, 8 GPUs)" in table
+    assert "USD/M out all-in" in table and "v5.0 NVIDIA TensorRT-LLM (same_size, 8 GPUs)" in table
+    assert "USD/M in" in table and "USD/M 3:1" in table
+    assert "split between its 1024 input tokens (assumed: inference_default_input_tokens)" in table
 
 
 def test_the_python_api_returns_the_same_costs(loaded):
@@ -66,7 +68,7 @@ def test_the_python_api_returns_the_same_costs(loaded):
 
     frame = query_offers(loaded[0], "H100:8", workload="llama2-70b")
     vp = frame[frame["provider"] == "voltagepark"].iloc[0]
-    assert vp["usd_per_million_output_tokens"] == pytest.approx(0.17789, abs=1e-5)
+    assert vp["usd_per_million_output_tokens_all_in"] == pytest.approx(0.17789, abs=1e-5)
     assert vp["workload"] == "llama2-70b:server"
     with pytest.raises(OffersError, match="no measured benchmark"):
         query_offers(loaded[0], "H100:8", workload="no-such-model")
@@ -77,7 +79,7 @@ def test_the_python_api_returns_the_same_costs(loaded):
 def test_a_smaller_offer_is_not_priced_at_a_larger_system(loaded):
     con = loaded[0]
     rows = _q(con, "select gpu_count, result_accelerator_count, match, "
-                   "usd_per_million_output_tokens from offer_token_costs where "
+                   "usd_per_million_output_tokens_all_in from offer_token_costs where "
                    "accelerator_id = ? and benchmark = 'llama2-70b' and scenario = 'Server'",
               [H100])
     one_gpu = [r for r in rows if r[0] == 1]

@@ -38,6 +38,61 @@ def _serving_defaults(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+_SHAPE = ("layers", "kv_heads", "head_dim", "kv_bytes_per_token")
+
+
+def _assumption_values(con: Any, keys: tuple[str, ...]) -> dict[str, float]:
+    return {r["assumption_key"]: r["value"] for r in rows(
+        con, "select assumption_key, value from cost_assumptions where list_contains($keys, "
+             "assumption_key)", {"keys": list(keys)})}
+
+
+def _workload_defaults(con: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The context an estimate given no --context holds per sequence, and the KV-cache shape
+    of --benchmark's model when --params is that model's and no shape is given.
+
+    Context = the workload's mean input + half its mean output (the mean context while a
+    query decodes): with --benchmark, its measured mean output (inference_throughput:
+    tokens/s / samples/s, averaged over its valid results) and the assumed input
+    (inference_default_input_tokens: MLPerf publishes no input length); else the assumed
+    input and output (inference_default_input_tokens, inference_default_output_tokens).
+    --context 0 still means none."""
+    out: dict[str, Any] = {}
+    bench = None
+    if args.benchmark:
+        found = rows(con, "select b.*, (select avg(t.output_tokens_per_sample) from "
+                          "inference_throughput as t where t.benchmark = b.benchmark and "
+                          "t.valid and t.output_tokens_per_sample > 0) as output_tokens "
+                          "from inference_benchmarks as b where b.benchmark = lower($b)",
+                     {"b": args.benchmark})
+        bench = found[0] if found else None
+    if args.context is None:
+        keys = ("inference_default_input_tokens", "inference_default_output_tokens")
+        value = _assumption_values(con, keys)
+        if not all(value.get(k) for k in keys):
+            return out
+        input_tokens = value["inference_default_input_tokens"]
+        if bench and bench["output_tokens"]:
+            output_tokens = bench["output_tokens"]
+            output_basis = (f"{args.benchmark}'s measured mean output (inference_throughput: "
+                            "tokens/s / samples/s)")
+            keys = keys[:1]
+        else:
+            output_tokens = value["inference_default_output_tokens"]
+            output_basis = "assumed: inference_default_output_tokens"
+        out["context"] = {
+            "context_tokens": round(input_tokens + output_tokens / 2),
+            "input_tokens": input_tokens, "input_basis": "assumed: inference_default_input_tokens",
+            "output_tokens": output_tokens, "output_basis": output_basis,
+            "assumption_keys": list(keys)}
+    if (bench and bench["n_layers"] and bench["params_active"] == args.params
+            and all(getattr(args, k, None) is None for k in _SHAPE)):
+        out["shape"] = {"benchmark": bench["benchmark"], "model": bench["model"],
+                        "n_layers": bench["n_layers"], "n_kv_heads": bench["n_kv_heads"],
+                        "head_dim": bench["head_dim"], "source_url": bench["source_url"]}
+    return out
+
+
 def _interactivity(con: Any, args: argparse.Namespace, accelerator: dict[str, Any] | None,
                    values: dict[str, Any]) -> dict[str, Any]:
     """Per measured curve of the model (--benchmark, else the benchmarks of the estimate's
@@ -105,6 +160,11 @@ def inference_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     values = macro_values(con, "inference_cost_estimate", args)
     serving = _serving_defaults(con, args)
     values.update({k: v for k, v in serving.items() if values.get(k) is None})
+    workload = _workload_defaults(con, args)
+    if "context" in workload:
+        values["context_tokens"] = workload["context"]["context_tokens"]
+    if "shape" in workload:
+        values.update({k: workload["shape"][k] for k in ("n_layers", "n_kv_heads", "head_dim")})
     values["accelerator"] = accelerator["accelerator_id"] if accelerator else None
     sql, params = call("inference_cost_estimate", values)
     found = rows(con, f"{sql} where (price_per_gpu_hour is not null or $one) "
@@ -118,7 +178,9 @@ def inference_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     if not found:
         raise EstimateError("no accelerator with a price and memory figures to estimate on")
     result: dict[str, Any] = {"mode": "inference", "inputs": params, "rows": found,
-                              "serving_defaults": serving}
+                              "serving_defaults": serving,
+                              "context_default": workload.get("context"),
+                              "benchmark_shape": workload.get("shape")}
     if accelerator:
         # beside each, the roofline at the measured result's own price (an 8-GPU system is
         # priced at 8-GPU offers): the ratio is the throughput model's alone
@@ -140,6 +202,7 @@ def inference_estimate(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     keys = [f"inference_serving_{k}" for k in
             (("batch_size",) if "batch_size" in serving else ())
             + (("weight_bits",) if "precision" in serving else ())]
+    keys += (workload.get("context") or {}).get("assumption_keys", [])
     result["assumptions"] = assumptions(con, keys + keys_read(found))
     return result
 

@@ -12,7 +12,7 @@ import argparse
 from typing import Any
 
 from gpucost.flows.cli.estimate.common import DEFAULT_GPUS, EstimateError, option
-from gpucost.flows.cli.options import fraction, positive, positive_int
+from gpucost.flows.cli.options import fraction, non_negative, positive, positive_int
 from gpucost.flows.cli.output import EXIT_CODES, add_format_option
 
 MODES = ("training", "inference", "rent-vs-buy", "scenario")
@@ -90,7 +90,12 @@ def _show_all(p: Any) -> list[Any]:
 def _inference(i: Any) -> list[Any]:
     return [
         i.add_argument("--batch", type=positive, help="concurrent sequences (default 1)"),
-        i.add_argument("--context", type=positive, help="context tokens held in the KV cache"),
+        i.add_argument("--context", type=non_negative,
+                       help="context tokens held in the KV cache per sequence (default: the "
+                            "workload's input + half its output: --benchmark's measured output "
+                            "and assumption inference_default_input_tokens, else "
+                            "inference_default_input_tokens + half "
+                            "inference_default_output_tokens = 1,536; 0 for none)"),
         i.add_argument("--kv-heads", type=positive, help="KV heads (GQA)"),
         i.add_argument("--head-dim", type=positive, help="head dimension"),
         i.add_argument("--kv-bytes-per-token", type=positive,
@@ -104,8 +109,11 @@ def _inference(i: Any) -> list[Any]:
                        help="a second platform: how many times cheaper per million output "
                             "tokens it is than --accelerator"),
         i.add_argument("--benchmark", metavar="NAME",
-                       help="the MLPerf benchmark whose measurements --compare prefers (e.g. "
-                            "gpt-oss-120b, llama2-70b; inference_throughput.benchmark)"),
+                       help="the MLPerf benchmark of the workload (e.g. gpt-oss-120b, "
+                            "llama2-70b; inference_throughput.benchmark): its measured output "
+                            "length sets the default --context, its model's KV-cache shape "
+                            "(inference_benchmarks) is used when --params is that model's and "
+                            "no shape is given, and --compare prefers its measurements"),
         i.add_argument("--min-tokens-per-user", type=positive, metavar="N",
                        help="the measured throughput and cost while each user gets N tokens/s "
                             "(interpolated between measured points, never extrapolated; "

@@ -22,6 +22,20 @@ def print_inference(result: dict[str, Any], out: Any) -> None:
     print(f"Inference estimate: {model}, {first['precision']} weights, batch "
           f"{number(first['batch_size'])}, {number(first['context_tokens'])} context tokens",
           file=out)
+    context = result.get("context_default")
+    if context:
+        print(f"  context default: {number(context['context_tokens'])} tokens = "
+              f"{number(context['input_tokens'])} input ({context['input_basis']}) + half of "
+              f"{number(context['output_tokens'])} output ({context['output_basis']}); "
+              "--context N overrides, --context 0 for none", file=out)
+    shape = result.get("benchmark_shape")
+    if shape:
+        print(f"  KV-cache shape of {shape['model']} (--benchmark {shape['benchmark']}, "
+              f"inference_benchmarks): {number(shape['n_layers'])} layers, "
+              f"{number(shape['n_kv_heads'])} KV heads of {number(shape['head_dim'])}", file=out)
+    if first["context_tokens"] and not first["kv_bytes_per_token"]:
+        print("  the context holds no KV cache: no KV-cache shape given (--layers, --kv-heads "
+              "and --head-dim, or --kv-bytes-per-token, or --benchmark of this model)", file=out)
     serving = result.get("serving_defaults") or {}
     if serving:
         given = " and ".join(

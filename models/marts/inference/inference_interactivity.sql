@@ -49,9 +49,29 @@
 --   price_per_gpu_hour [USD per GPU-hour]: the basis price of one GPU-hour
 --   price_observed_at [timestamp (UTC)]: when the price was observed
 --   usd_per_million_output_tokens [USD per million tokens]: price_per_gpu_hour /
---     (tokens_per_second_per_gpu x 3600) x 10^6
+--     (tokens_per_second_per_gpu x 3600) x 10^6: the whole GPU-hour charged to the output
+--     tokens (input free; offer_token_costs calls it usd_per_million_output_tokens_all_in)
+--   input_tokens_per_query [tokens]: mean input tokens per query: a sweep's stated input
+--     length; for MLPerf, assumed (inference_default_input_tokens: MLPerf states none)
+--   output_tokens_per_query [tokens]: mean output tokens per query: MLPerf tokens/s / samples/s;
+--     a sweep's input length x output tokens/s / input tokens/s where it states total
+--     throughput, else its stated output length (int_serving_sweeps)
+--   token_counts_basis: where the two counts come from
+--   usd_per_million_input_and_output_tokens [USD per million tokens]: price_per_gpu_hour /
+--     (tokens_per_second_per_gpu x (input_tokens_per_query + output_tokens_per_query) /
+--     output_tokens_per_query x 3600) x 10^6: the GPU-hour over every token it processed,
+--     input and output alike (InferenceX's tput_per_gpu basis); not a split (no model shape
+--     is catalogued for the sweeps' models: docs/cost-models.md)
 
 with
+
+assumed as (
+
+    select max(cost_assumptions.value) as input_tokens_per_query
+    from cost_assumptions
+    where cost_assumptions.assumption_key = 'inference_default_input_tokens'
+
+),
 
 mlperf_points as (
 
@@ -74,11 +94,16 @@ mlperf_points as (
         inference_throughput.tokens_per_second_per_user,
         inference_throughput.interactivity_basis,
         inference_throughput.tokens_per_second_per_accelerator as tokens_per_second_per_gpu,
+        assumed.input_tokens_per_query,
+        inference_throughput.output_tokens_per_sample as output_tokens_per_query,
+        'mlperf: output measured (tokens/s / samples/s), input assumed '
+            || '(inference_default_input_tokens)' as token_counts_basis,
         inference_throughput.observed_at,
         inference_throughput.source_url,
         cast(null as varchar) as hardware_source_url,
         inference_throughput.fetch_id
     from inference_throughput
+    cross join assumed
     where inference_throughput.valid
         and inference_throughput.scenario in ('Server', 'Interactive')
         and inference_throughput.accelerator_id is not null
@@ -110,6 +135,9 @@ sweep_points as (
         int_serving_sweeps.tokens_per_second_per_user,
         int_serving_sweeps.interactivity_basis,
         int_serving_sweeps.output_tokens_per_second_per_gpu as tokens_per_second_per_gpu,
+        int_serving_sweeps.input_tokens_per_query,
+        int_serving_sweeps.output_tokens_per_query,
+        int_serving_sweeps.token_counts_basis,
         int_serving_sweeps.observed_at,
         'https://github.com/' || int_serving_sweeps.repository || '/blob/main/'
             || int_serving_sweeps.repository_path as source_url,
@@ -205,7 +233,17 @@ final as (
         priced.price_per_gpu_hour,
         priced.price_observed_at,
         priced.price_per_gpu_hour / (priced.tokens_per_second_per_gpu * 3600) * 1e6
-            as usd_per_million_output_tokens
+            as usd_per_million_output_tokens,
+
+        ---------- tokens per query, and every token processed priced alike
+        priced.input_tokens_per_query,
+        priced.output_tokens_per_query,
+        priced.token_counts_basis,
+        usd_per_million_tokens(priced.price_per_gpu_hour,
+            priced.tokens_per_second_per_gpu
+            * (priced.input_tokens_per_query + priced.output_tokens_per_query)
+            / nullif(priced.output_tokens_per_query, 0)
+        ) as usd_per_million_input_and_output_tokens
 
     from priced
 

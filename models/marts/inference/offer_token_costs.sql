@@ -1,6 +1,7 @@
 -- one row per GPU offer in force x inference workload (an MLPerf Inference benchmark and
--- scenario measured on the offer's accelerator): what the offer costs per million generated
--- tokens at the measured throughput of the closest comparable result, with the result named.
+-- scenario measured on the offer's accelerator): what the offer costs per million input
+-- tokens, per million output tokens and per blended million at the measured throughput of the
+-- closest comparable result, with the result named.
 -- `gpucost offers H100:8 --workload llama2-70b` and `gpucost.offers(..., workload=...)` read
 -- it; dashboards too.
 --
@@ -11,6 +12,15 @@
 -- system larger than the offer, or one it does not divide, is 'not_comparable' (the model
 -- may not fit; no cost is given). Then closed division and available hardware first, the
 -- newest round, the 99% accuracy target before 99.9%, the highest throughput per GPU.
+--
+-- Input and output apart (docs/cost-models.md, "Input and output tokens apart"): one query
+-- costs the measured GPU time of its output tokens (usd_per_million_output_tokens_all_in x
+-- output tokens / 10^6); that cost is split between its input (prefill) and output (decode)
+-- tokens in proportion input_tokens_per_query : output_tokens_per_query x
+-- output_to_input_cost_ratio, the roofline's decode time per output token over its prefill
+-- time per input token (inference_cost_estimate for the benchmark's model on the offer's
+-- accelerator at the serving defaults, context = input + half the output); macro
+-- token_cost_split.
 --
 -- columns:
 --   accelerator_id: the offer's accelerator
@@ -45,8 +55,36 @@
 --   result_observed_at [timestamp (UTC)]: the result's date (its round's publication)
 --   result_fetch_id: the raw.fetches row of the result
 --   result_source_url: where the result came from
---   usd_per_million_output_tokens [USD per million tokens]: price_per_gpu_hour /
---     (tokens_per_second_per_gpu x 3600) x 10^6; null when not_comparable
+--   usd_per_million_output_tokens_all_in [USD per million tokens]: price_per_gpu_hour /
+--     (tokens_per_second_per_gpu x 3600) x 10^6: the whole GPU-hour charged to the output
+--     tokens (input tokens free), the figure this mart gave as usd_per_million_output_tokens
+--     before input and output were priced apart; null when not_comparable
+--   output_tokens_per_query [tokens]: mean output tokens per query of the result: its tokens/s
+--     / samples/s (inference_throughput.output_tokens_per_sample)
+--   output_tokens_basis: 'measured' (tokens/s / samples/s of the result)
+--   input_tokens_per_query [tokens]: mean input (prompt) tokens per query assumed for the
+--     workload: the summaries state none and the datasets' statistics are not catalogued, so
+--     assumption inference_default_input_tokens (1,024)
+--   input_tokens_basis: 'assumed: inference_default_input_tokens' (where it comes from)
+--   input_tokens_source_url: the source the assumption cites
+--   context_tokens [tokens]: the context of the roofline the split reads: input_tokens_per_query
+--     + half of output_tokens_per_query (the mean context while a query decodes)
+--   output_to_input_cost_ratio [ratio]: GPU time of one output token / of one input token: the
+--     roofline's prefill_tokens_per_second / output_tokens_per_second (inference_cost_estimate
+--     at batch default_inference_serving_batch_size, the serving weight precision,
+--     context_tokens, the benchmark's shape from inference_benchmarks); null where the
+--     benchmark or the accelerator lacks the figures
+--   token_split_method: how the GPU-hour was split, in words
+--   blend_input_per_output [ratio]: input tokens per output token of the blended figure
+--     (assumption token_blend_input_per_output: 3, Artificial Analysis's 3:1)
+--   usd_per_million_input_tokens [USD per million tokens]: the cost of a million input tokens:
+--     usd_per_million_output_tokens_all_in x output_tokens_per_query / (input_tokens_per_query
+--     + output_tokens_per_query x output_to_input_cost_ratio)
+--   usd_per_million_output_tokens [USD per million tokens]: the cost of a million output
+--     tokens: usd_per_million_input_tokens x output_to_input_cost_ratio
+--   usd_per_million_tokens_blended [USD per million tokens]: (blend_input_per_output x
+--     usd_per_million_input_tokens + usd_per_million_output_tokens) / (blend_input_per_output
+--     + 1)
 
 with
 
@@ -67,6 +105,91 @@ results as (
         and inference_throughput.tokens_per_second_per_accelerator > 0
         and inference_throughput.accelerator_count > 0
         and inference_throughput.accelerator_id is not null
+
+),
+
+benchmarks as (
+
+    select * from inference_benchmarks
+
+),
+
+assumed as (
+
+    select
+        max(cost_assumptions.value) filter (
+            where cost_assumptions.assumption_key = 'inference_default_input_tokens'
+        ) as input_tokens_per_query,
+        max(cost_assumptions.source_url) filter (
+            where cost_assumptions.assumption_key = 'inference_default_input_tokens'
+        ) as input_tokens_source_url,
+        max(cost_assumptions.value) filter (
+            where cost_assumptions.assumption_key = 'token_blend_input_per_output'
+        ) as blend_input_per_output
+    from cost_assumptions
+
+),
+
+serving as (
+
+    select
+        cost_defaults.default_inference_serving_batch_size as batch_size,
+        case cost_defaults.default_inference_serving_weight_bits
+            when 4 then 'fp4' when 8 then 'fp8' else 'bf16'
+        end as weight_precision
+    from cost_defaults
+
+),
+
+-- the roofline of the benchmark's model on the accelerator, once per context: GPU time of one
+-- output token against one input token (the same at every price basis)
+roofline_inputs as (
+
+    select distinct
+        results.accelerator_id,
+        results.benchmark,
+        round(assumed.input_tokens_per_query + results.output_tokens_per_sample / 2)
+            as context_tokens,
+        benchmarks.params_active,
+        benchmarks.params_total,
+        benchmarks.n_layers,
+        benchmarks.n_kv_heads,
+        benchmarks.head_dim
+    from results
+    cross join assumed
+    inner join benchmarks
+        on benchmarks.benchmark = results.benchmark
+    where results.output_tokens_per_sample > 0
+        and benchmarks.params_active > 0
+
+),
+
+ratios as (
+
+    select
+        roofline_inputs.accelerator_id,
+        roofline_inputs.benchmark,
+        roofline_inputs.context_tokens,
+        any_value(serving.batch_size) as batch_size,
+        any_value(serving.weight_precision) as weight_precision,
+        any_value(estimate.prefill_tokens_per_second / estimate.output_tokens_per_second)
+            as output_to_input_cost_ratio
+    from roofline_inputs
+    cross join serving,
+        lateral inference_cost_estimate(
+            accelerator := roofline_inputs.accelerator_id,
+            params := roofline_inputs.params_active,
+            params_total := roofline_inputs.params_total,
+            precision := serving.weight_precision,
+            n_layers := roofline_inputs.n_layers,
+            n_kv_heads := roofline_inputs.n_kv_heads,
+            head_dim := roofline_inputs.head_dim,
+            context_tokens := roofline_inputs.context_tokens,
+            batch_size := serving.batch_size
+        ) as estimate
+    where estimate.accelerator_id = roofline_inputs.accelerator_id
+    group by roofline_inputs.accelerator_id, roofline_inputs.benchmark,
+        roofline_inputs.context_tokens
 
 ),
 
@@ -95,6 +218,7 @@ candidates as (
         results.software_family,
         results.accelerator_count as result_accelerator_count,
         results.tokens_per_second_per_accelerator as tokens_per_second_per_gpu,
+        results.output_tokens_per_sample,
         results.tokens_per_second_per_user,
         results.interactivity_basis,
         results.observed_at as result_observed_at,
@@ -115,7 +239,7 @@ candidates as (
 
 closest as (
 
-    select * from candidates
+    select candidates.* from candidates
     qualify row_number() over (
         partition by candidates.accelerator_id, candidates.provider, candidates.sku,
             candidates.region, candidates.pricing_model, candidates.source,
@@ -128,6 +252,46 @@ closest as (
             candidates.tokens_per_second_per_gpu desc,
             candidates.submitter, candidates.system
     ) = 1
+
+),
+
+split as (
+
+    select
+        closest.*,
+        assumed.input_tokens_per_query,
+        assumed.input_tokens_source_url,
+        assumed.blend_input_per_output,
+        ratios.context_tokens,
+        ratios.batch_size as roofline_batch_size,
+        ratios.weight_precision as roofline_weight_precision,
+        ratios.output_to_input_cost_ratio,
+        case when closest.match <> 'not_comparable'
+            then usd_per_million_tokens(closest.price_per_gpu_hour,
+                closest.tokens_per_second_per_gpu)
+        end as usd_per_million_output_tokens_all_in
+    from closest
+    cross join assumed
+    left join ratios
+        on ratios.accelerator_id = closest.accelerator_id
+        and ratios.benchmark = closest.benchmark
+        and ratios.context_tokens = round(assumed.input_tokens_per_query
+            + closest.output_tokens_per_sample / 2)
+
+),
+
+priced as (
+
+    select
+        split.*,
+        token_cost_split(
+            split.usd_per_million_output_tokens_all_in,
+            split.input_tokens_per_query,
+            split.output_tokens_per_sample,
+            split.output_to_input_cost_ratio,
+            split.blend_input_per_output
+        ) as costs
+    from split
 
 ),
 
@@ -178,12 +342,30 @@ final as (
         closest.result_fetch_id,
         closest.result_source_url,
 
-        ---------- the answer
-        case when closest.match <> 'not_comparable'
-            then closest.price_per_gpu_hour / (closest.tokens_per_second_per_gpu * 3600) * 1e6
-        end as usd_per_million_output_tokens
+        ---------- the workload's tokens and how the GPU-hour is split between them
+        closest.usd_per_million_output_tokens_all_in,
+        closest.output_tokens_per_sample as output_tokens_per_query,
+        case when closest.output_tokens_per_sample > 0 then 'measured' end
+            as output_tokens_basis,
+        closest.input_tokens_per_query,
+        'assumed: inference_default_input_tokens' as input_tokens_basis,
+        closest.input_tokens_source_url,
+        closest.context_tokens,
+        closest.output_to_input_cost_ratio,
+        case when closest.output_to_input_cost_ratio > 0 then
+            'roofline: prefill vs decode time per token (inference_cost_estimate at batch '
+            || printf('%g', closest.roofline_batch_size) || ', '
+            || closest.roofline_weight_precision || ' weights, '
+            || printf('%g', closest.context_tokens) || ' context tokens)'
+        end as token_split_method,
+        closest.blend_input_per_output,
 
-    from closest
+        ---------- the answer
+        closest.costs.usd_per_million_input_tokens,
+        closest.costs.usd_per_million_output_tokens,
+        closest.costs.usd_per_million_tokens_blended
+
+    from priced as closest
 
 )
 
