@@ -197,7 +197,8 @@ def q_bases(con: Any, table: str) -> tuple[list[str], str | None]:
 def q_cost(con: Any, table: str, basis: str, precision: str | None,
            published: datetime) -> pd.DataFrame:
     """A cost mart at one price basis (cost_per_flop at one precision too), named, with the
-    age of each price."""
+    age of each price: dated prices first (a price without a date never leads), best
+    first."""
     columns = ", ".join(f"t.{c}" for c in {
         "cost_per_flop": ["usd_per_eflop_effective", "usd_per_eflop_peak", "utilisation",
                           "peak_dense_tflops", "usd_per_tflops_purchase"],
@@ -216,7 +217,7 @@ def q_cost(con: Any, table: str, basis: str, precision: str | None,
             t.price_per_gpu_hour, t.price_basis, t.provider, t.source, t.sku, t.region,
             t.observed_at, {AGE_SQL.format(col='t.observed_at')} as age_days, t.source_url
         from "{table}" as t left join accelerators as a using (accelerator_id)
-        where {where} order by {order} nulls last, 1""",
+        where {where} order by t.observed_at is null, {order} nulls last, 1""",
                   {"basis": basis, "published": published,
                    **({"precision": precision} if table == "cost_per_flop" else {})})
 
@@ -227,16 +228,19 @@ def q_precisions(con: Any) -> list[str]:
 
 
 def q_scenarios(con: Any) -> pd.DataFrame:
+    """The scenarios, those evaluated on every priced accelerator first, smallest run
+    first."""
     return _frame(con, """
         select scenario_id, any_value(question) as question from training_cost
-        group by 1 order by count(*) desc, 1""")
+        group by 1 order by count(*) desc, min(flops), 1""")
 
 
 def q_training(con: Any, scenario: str, basis: str | None,
                published: datetime) -> pd.DataFrame:
     """A scenario's platforms that can train the model (feasible; a basis taken on an offer
-    smaller than the node the run needs is left out, as rankings do), cheapest first, at
-    `basis` or the scenario's own price ('given')."""
+    smaller than the node the run needs is left out, as rankings do), at `basis` or the
+    scenario's own price ('given'): those on a dated observed price first (an undated price
+    never leads), cheapest first."""
     return _frame(con, f"""
         select coalesce(accelerator_name, accelerator_id) as accelerator, provider,
             price_basis, basis_kind, price_per_gpu_hour, observed_at,
@@ -247,7 +251,7 @@ def q_training(con: Any, scenario: str, basis: str | None,
         where scenario_id = $scenario and cost_usd > 0 and feasible is not false
             and basis_fits_node is not false
             and ($basis::varchar is null or price_basis = $basis or price_basis = 'given')
-        order by cost_usd, accelerator""",
+        order by observed_at is null and basis_kind = 'observed', cost_usd, accelerator""",
                   {"scenario": scenario, "basis": basis, "published": published})
 
 
@@ -344,6 +348,20 @@ def ago(moment: datetime) -> str:
 def _ages(frame: pd.DataFrame, col: str = "age_days") -> pd.Series:
     return pd.Series([age(d) for d in frame[col]], index=frame.index, dtype=object) \
         if len(frame) else pd.Series([], dtype=object)
+
+
+def _age_beside(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """The frame with its age_days as an 'age' text column ('59 d', 'undated') right after
+    `column` (the price it is the age of)."""
+    ages = ["undated" if d is None or d != d else age(d) for d in frame["age_days"]]
+    out = frame.drop(columns=["age_days"])
+    out.insert(list(out.columns).index(column) + 1, "age", ages)
+    return out
+
+
+def price_age(text: str) -> str:
+    """'price age 59 d', 'an undated price', 'price age n/a (owned)'."""
+    return "an undated price" if text == "undated" else f"price age {text}"
 
 
 LINK = st.column_config.LinkColumn("source URL", display_text="open", width="small")
@@ -634,7 +652,7 @@ def _per_unit(ident: tuple, have: set[str], published: datetime) -> None:
         if frame.empty:
             st.info(f"No row of {table} at price basis {basis}.")
             continue
-        frame = frame.assign(age=_ages(frame)).drop(columns=["age_days"])
+        frame = _age_beside(frame, "price_per_gpu_hour")
         first = frame.iloc[0]
         if table == "cost_per_flop":
             lead = (f"{usd(first['usd_per_eflop_effective'])} USD per 10^18 {precision} FLOP "
@@ -644,8 +662,8 @@ def _per_unit(ident: tuple, have: set[str], published: datetime) -> None:
         else:
             lead = f"{first['tbps_per_usd_hour']:.4g} TB/s per USD/hour"
         st.markdown(f"Best: **{first['accelerator']}**, {lead} ({usd(first['price_per_gpu_hour'])}"
-                    f" USD/GPU-h at {first['provider'] or 'the median of sellers'}, price age "
-                    f"{first['age']}).")
+                    f" USD/GPU-h at {first['provider'] or 'the median of sellers'}, "
+                    f"{price_age(first['age'])}).")
         st.dataframe(frame, hide_index=True, column_config=common | config)
         st.caption(f"{caption} ({table})")
 
@@ -666,12 +684,15 @@ def _training_and_tokens(ident: tuple, have: set[str], published: datetime) -> N
         if frame.empty:
             st.info("No priced platform can train this model at that basis.")
         else:
-            frame = frame.assign(age=_ages(frame)).drop(columns=["age_days"])
+            frame = _age_beside(frame, "price_per_gpu_hour")
+            # an owned cost or the scenario's own price has no observation to be dated
+            frame["age"] = [f"n/a ({k})" if k in ("owned", "given") else a
+                            for a, k in zip(frame["age"], frame["basis_kind"], strict=True)]
             first = frame.iloc[0]
             st.markdown(f"Cheapest: **{usd(first['cost_usd'])} USD** on {first['accelerator']}"
                         f" ({first['price_basis']}, {usd(first['price_per_gpu_hour'])} "
                         f"USD/GPU-h{' at ' + first['provider'] if first['provider'] else ''}"
-                        f", price age {first['age']}).")
+                        f", {price_age(first['age'])}).")
             st.dataframe(frame, hide_index=True, column_config={
                 "cost_usd": st.column_config.NumberColumn("cost USD", format="%,.0f"),
                 "usd_per_million_tokens": _money("USD per million tokens"),
@@ -702,13 +723,14 @@ def _training_and_tokens(ident: tuple, have: set[str], published: datetime) -> N
     if frame.empty:
         st.info("No offer of this pricing model has a comparable measured result.")
         return
-    frame = frame.assign(age=_ages(frame)).drop(columns=["age_days"])
+    frame = _age_beside(frame, "price_per_gpu_hour")
     first = frame.iloc[0]
     st.markdown(f"Cheapest: **{usd(first['usd_per_million_output_tokens'])} USD per million "
                 f"output tokens** on {first['accelerator']} at {first['provider']} "
-                f"(`{first['sku']}`, {usd(first['price_per_gpu_hour'])} USD/GPU-h, price age "
-                f"{first['age']}; measured {first['tokens_per_second_per_gpu']:.4g} tokens/s "
-                f"per GPU, MLPerf {first['round']}, {first['submitter']}).")
+                f"(`{first['sku']}`, {usd(first['price_per_gpu_hour'])} USD/GPU-h, "
+                f"{price_age(first['age'])}; measured "
+                f"{first['tokens_per_second_per_gpu']:,.0f} tokens/s per GPU, MLPerf "
+                f"{first['round']}, {first['submitter']}).")
     st.dataframe(frame, hide_index=True, column_config={
         **{c: _money(c.replace("usd_per_million_", "USD/M ").replace("_", " "))
            for c in frame.columns if c.startswith("usd_per_million")},
