@@ -576,9 +576,25 @@ def _price_history(ident: tuple, have: set[str], published: datetime) -> None:
     lines = pd.DataFrame(panel.rows, columns=["seller", "day", "USD per GPU-hour"])
     lines["day"] = pd.to_datetime(lines["day"])
     y_title = "USD per GPU-hour (on-demand)"
-    layers = [alt.Chart(lines).mark_line(interpolate="step-after", point=True).encode(
-        x=alt.X("day:T", title=None), y=alt.Y("USD per GPU-hour:Q", title=y_title),
-        color=alt.Color("seller:N"), tooltip=["seller", "day:T", "USD per GPU-hour:Q"])]
+    price = "USD per GPU-hour:Q"
+    x = alt.X("day:T", title=None, axis=alt.Axis(format="%b %Y"))
+    lines = lines.sort_values(["seller", "day"])
+    # a dot where a seller's price is new (its first day, or a change)
+    changed = lines[lines.groupby("seller")["USD per GPU-hour"].diff().fillna(1) != 0]
+    # a dashed tail: each seller's last price carried forward to the newest day drawn
+    newest = lines["day"].max()
+    last = lines.groupby("seller").tail(1)
+    tails = pd.concat([last, last.assign(day=newest)])
+    tails = tails[tails.groupby("seller")["day"].transform("min") < newest]
+    layers = [
+        alt.Chart(lines).mark_line(interpolate="step-after").encode(
+            x=x, y=alt.Y(price, title=y_title), color=alt.Color("seller:N"),
+            tooltip=["seller", "day:T", price]),
+        alt.Chart(changed).mark_point(filled=True, size=30).encode(
+            x=x, y=alt.Y(price, title=y_title), color="seller:N",
+            tooltip=["seller", "day:T", price]),
+        alt.Chart(tails).mark_line(strokeDash=[4, 3]).encode(
+            x=x, y=alt.Y(price, title=y_title), color="seller:N", detail="seller:N")]
     if panel.index:
         index = pd.DataFrame(panel.index, columns=["day", "index", "p25", "p75", "sellers"])
         index["day"] = pd.to_datetime(index["day"])
