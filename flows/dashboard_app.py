@@ -647,8 +647,13 @@ def _per_unit(ident: tuple, have: set[str], published: datetime) -> None:
     caption = panels.basis_caption(basis)
     ages = st.column_config.TextColumn("age", help="days between the price's observation "
                                        "and the publish")
-    common = {"price_per_gpu_hour": _money("USD/GPU-h"), "age": ages, "source_url": LINK,
-              "observed_at": st.column_config.DatetimeColumn("observed", format="YYYY-MM-DD")}
+    named = {c: st.column_config.Column(label) for c, label in (
+        ("peak_dense_tflops", "dense peak TFLOP/s"), ("utilisation", "utilisation (MFU)"),
+        ("memory_gb", "memory GB"), ("memory_bw_tbps", "memory TB/s"),
+        ("interconnect_bw_gbps", "interconnect GB/s"), ("price_basis", "price basis"))}
+    common = named | {
+        "price_per_gpu_hour": _money("USD/GPU-h"), "age": ages, "source_url": LINK,
+        "observed_at": st.column_config.DatetimeColumn("observed", format="YYYY-MM-DD")}
     for title, table, config in (
             ("Cost per 10^18 FLOP", "cost_per_flop", {
                 "usd_per_eflop_effective": _money("USD/EFLOP effective",
