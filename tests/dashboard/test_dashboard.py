@@ -181,6 +181,9 @@ def test_rent_now_shows_the_recorded_price_and_a_publish_while_open(
 
     # every request of the page stayed on the dashboard itself: no telemetry, no CDN
     own = (f"http://127.0.0.1:{port}/", f"ws://127.0.0.1:{port}/")
-    elsewhere = [u for u in tab.page.requests()
+    requests = tab.page.requests()
+    assert base + QUERY in requests  # the recording sees the page's requests
+    assert any(u.startswith(base + "static/") for u in requests)  # and its scripts
+    elsewhere = [u for u in requests
                  if not u.startswith(own) and not u.startswith(("data:", "blob:"))]
     assert elsewhere == []
