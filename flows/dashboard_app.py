@@ -21,9 +21,9 @@ is opened afresh). Results are cached by the file's identity (device, inode, siz
 a publish changes it, so nothing of the old file is shown after it. A fragment checks the
 identity every POLL_S seconds and reruns the page when it changed.
 
-Streamlit runs this file as a script (__main__); the script imports this module as
-gpucost.flows.dashboard_app and calls `render`, so the lock and the caches live in one module
-shared by every session and rerun.
+Streamlit runs this file as a script (__main__) on every rerun; the script imports this module
+as gpucost.flows.dashboard_app and calls its `render`, so the lock and the caches live in one
+module, imported once, shared by every session and rerun.
 """
 
 from __future__ import annotations
@@ -40,12 +40,8 @@ import pandas as pd
 if __name__ == "__main__":  # Streamlit put this file's folder (flows/) first on sys.path
     _here = Path(__file__).resolve().parent
     sys.path[:] = [p for p in sys.path if not p or Path(p).resolve() != _here]
-    from gpucost.flows.dashboard_app import render
 
-    render()
-    raise SystemExit  # pragma: no cover (Streamlit stops the script here; nothing below runs)
-
-import streamlit as st  # noqa: E402 (the script's entry point above comes first)
+import streamlit as st  # noqa: E402 (flows/ is off sys.path first)
 
 from gpucost.flows.cli import offers as offers_cli  # noqa: E402
 from gpucost.flows.cli.report import panels  # noqa: E402
@@ -764,3 +760,8 @@ def _training_and_tokens(ident: tuple, have: set[str], published: datetime) -> N
                "throughput of the closest comparable MLPerf Inference result (offer_token_costs:"
                " price_per_gpu_hour / (tokens_per_second_per_gpu x 3600) x 10^6).")
 
+
+if __name__ == "__main__":  # the script Streamlit runs: the page of the imported module
+    from gpucost.flows.dashboard_app import render as render_page
+
+    render_page()
