@@ -15,7 +15,8 @@ export PREFECT_HOME ?= $(CURDIR)/warehouse/data/prefect
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
 .PHONY: refresh test kill-test chromium lint lock clean setup bench bench-offers reliability \
-	cluster-setup cluster-test lock-cluster bench-cluster bench-backfill
+	cluster-setup cluster-test lock-cluster bench-cluster bench-backfill \
+	dashboard-setup dashboard-test lock-dashboard
 
 setup: $(STAMP)
 
@@ -90,6 +91,21 @@ $(CLUSTER_STAMP): $(STAMP) requirements-cluster.lock
 cluster-test: $(CLUSTER_STAMP)
 	$(BIN)/python -m pytest -q -m cluster
 
+# The optional dashboard (`gpucost dashboard`, docs/dashboards.md): Streamlit and what it needs,
+# into the same venv on top of the lock (requirements-dashboard.lock); its test serves the
+# dashboard on loopback and renders it in headless Chromium (tests/dashboard, marked
+# `dashboard`, kept out of `make test`)
+DASHBOARD_STAMP := $(VENV)/.dashboard-installed
+dashboard-setup: $(DASHBOARD_STAMP)
+
+$(DASHBOARD_STAMP): $(STAMP) requirements-dashboard.lock
+	$(BIN)/python -m pip install -qq --disable-pip-version-check -r requirements.lock \
+		-r requirements-dashboard.lock
+	touch $(DASHBOARD_STAMP)
+
+dashboard-test: $(DASHBOARD_STAMP) chromium
+	$(BIN)/python -m pytest -q -m dashboard
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
@@ -107,6 +123,20 @@ lock-cluster:
 	{ sed -n '1,2p' requirements-cluster.lock; .lockenv/bin/pip freeze --all --exclude gpucost \
 		--exclude pip | grep -v '^-e' | grep -vxFf requirements.lock; } > requirements-cluster.lock.new
 	mv requirements-cluster.lock.new requirements-cluster.lock
+	rm -rf .lockenv
+
+# Re-resolve the dashboard extra's pins (what it adds on top of requirements.lock; every pin of
+# requirements.lock stays: the install fails on a conflict, and the check below fails when a
+# pin of requirements.lock moved)
+lock-dashboard:
+	rm -rf .lockenv && $(PYTHON) -m venv .lockenv
+	.lockenv/bin/pip install -q -r requirements.lock ".[dashboard]"
+	.lockenv/bin/pip freeze --all --exclude gpucost --exclude pip | grep -v '^-e' > .lockenv/freeze
+	! grep -vxFf .lockenv/freeze requirements.lock || \
+		{ echo "the dashboard extra moves the pins above of requirements.lock"; exit 1; }
+	{ sed -n '1,2p' requirements-dashboard.lock; grep -vxFf requirements.lock .lockenv/freeze; } \
+		> requirements-dashboard.lock.new
+	mv requirements-dashboard.lock.new requirements-dashboard.lock
 	rm -rf .lockenv
 
 clean:

@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_backfill_parser(sub)
     alerts.add_parser(sub)
+    from gpucost.flows.cli import dashboard
+
+    dashboard.add_parser(sub)
     for command in sub.choices.values():  # every --help states the exit codes
         command.epilog = EXIT_CODES
         command.formatter_class = argparse.RawDescriptionHelpFormatter

@@ -231,9 +231,11 @@ _SELLER_OF_PROVIDER = (
     "from gpu_offers group by provider)")
 
 
-def history_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:
+def history_panel(con: duckdb.DuckDBPyConnection, have: set[str],
+                  accelerator_id: str | None = None) -> Panel:
     """One step line per seller for the accelerator with the most dated first-hand on-demand
-    history (price_history holds dated observations only; no crosscheck): each seller's
+    history (price_history holds dated observations only; no crosscheck), or for
+    `accelerator_id` (`gpucost dashboard` lets the user pick it): each seller's
     cheapest per-GPU price per day. A provider counts as the seller who runs its machines
     (gpu_offers.seller: a renamed provider joins its seller's line); an aggregator's resale
     is left out (its sellers' own prices are drawn)."""
@@ -251,9 +253,10 @@ def history_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:
             "and h.source_kind = 'first_hand' and not coalesce(s.aggregator, false) "
             "group by all")
     top = con.execute(
-        f"with h as ({base}) select accelerator_id from h group by 1 "
+        f"with h as ({base}) select accelerator_id from h "
+        "where ?::varchar is null or accelerator_id = ? group by 1 "
         "order by count(distinct day) > 1 desc, count(distinct seller) desc, count(*) desc, "
-        "1 limit 1", [start]).fetchall()
+        "1 limit 1", [start, accelerator_id, accelerator_id]).fetchall()
     if not top:
         return Panel(missing="no dated first-hand on-demand USD price observed yet")
     acc = top[0][0]
