@@ -68,10 +68,12 @@ class WarehouseCorruptError(WarehouseUnreadableError):
 
 
 class WarehouseLockedError(WarehouseUnreadableError, duckdb.IOException):
-    """Another process holds DuckDB's exclusive lock on the published file (a client's
-    read-write connection) and the file's bytes are no longer those of its publish, so no
-    private copy of it is read either. A duckdb.IOException too: every caller that treated
-    DuckDB's own lock error as "cannot be read" still does."""
+    """DuckDB cannot open the published file (another process's read-write connection holds
+    its exclusive lock, or that client's write-ahead log sits beside it) and no private copy
+    of it is read either: its bytes are no longer those of its publish, the copy failed, or
+    the caller asked for no copy. One line naming the process DuckDB names and the fix. A
+    duckdb.IOException too: every caller that treated DuckDB's own lock error as "cannot be
+    read" still does."""
 
 
 def is_corruption(exc: BaseException) -> bool:
