@@ -49,7 +49,7 @@ from gpucost.warehouse.load import (
     observation_time,
     source_error,
 )
-from gpucost.warehouse.publish import build, serving_path, writer_lock
+from gpucost.warehouse.publish import build, writer_lock
 from gpucost.warehouse.refusals import check_row_cap
 from gpucost.warehouse.store import LoadOutcome, RawStore
 
@@ -297,17 +297,18 @@ def build_and_publish(data_dir: Path, allow_shrink: bool = False,
     Nothing is published that has far fewer rows in force than the published warehouse
     (ShrinkRefusedError: a lost raw.duckdb would otherwise replace every table with an almost
     empty one) unless `allow_shrink`."""
-    from gpucost.warehouse.publish import ShrinkRefusedError, base_problem, shrink_of
+    from gpucost.warehouse.publish import ShrinkRefusedError, shrink_of, stage_base
 
     start = time.perf_counter()
     result = PublishResult()
     staged: StagedExports | None = None
     try:
         # an incremental build starts from a copy of the published file (models/incremental.py)
-        # when it holds exactly what the last publish built: else a fresh file, built in full
-        reason = "full: requested" if full else (
-            base_problem(data_dir) or base_reason(serving_path(data_dir)))
-        with build(data_dir, base=None if reason else serving_path(data_dir)) as con:
+        # when the copy holds exactly what the last publish built: else a fresh file, built in
+        # full. Only the copy is opened: a client's read-write connection holding the
+        # published file's lock does not force a full rebuild (stage_base)
+        reason = "full: requested" if full else stage_base(data_dir, base_reason)
+        with build(data_dir, staged=not reason) as con:
             result.curated_rows = load_curated(con)
             history = Incremental(full_reason=reason,
                                   full_memory_limit=rebuild_memory_limit())

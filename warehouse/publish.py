@@ -5,6 +5,10 @@ gpucost_next.duckdb (raw.duckdb attached read-only as `raw`), is checked, checkp
 closed, and only then renamed over the published file with os.replace (atomic on POSIX).
 A crash at any point leaves the published file untouched; an analyst holding the published
 file open read-only keeps the old inode and never blocks the rename.
+
+A client holding the published file read-write (DuckDB's exclusive lock: no other process can
+open it) blocks nothing either: the build starts from a copy of the file's bytes (stage_base),
+and readers read a private copy when its bytes are those of its publish (open_published).
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,19 +31,23 @@ from gpucost.warehouse import memory_limit
 from gpucost.warehouse.files import write_atomic
 
 SERVING_NAME = "gpucost.duckdb"
-# The published file is written in DuckDB 1.5's storage format, so that the `duckdb` CLI 1.5
-# (PyPI `duckdb-cli`) and the BI drivers still on 1.5 (Evidence, Metabase, Grafana) open it;
-# DuckDB 2.0's default format (storage version 69) is unreadable before 2.0
-# (../shared/docs/pipeline-anchors.md, "Storage format break in 2.0"). The raw layer is ours
-# alone and keeps the default.
-SERVING_STORAGE_VERSION = "v1.5.0"
+# The published file is written in DuckDB 1.4's storage format (storage version 67), the
+# oldest engine dashboards still ship: duckdb-wasm 1.32 and `@duckdb/node-api` 1.4 (Evidence's
+# DuckDB driver) are DuckDB 1.4 and refuse 1.5's format ("version number 68, but we can only
+# read versions between 64 and 67"); DuckDB 1.5 and 2.x read it too. DuckDB 2.0's default
+# format (storage version 69) is unreadable before 2.0 (../shared/docs/pipeline-anchors.md,
+# "Storage format break in 2.0"). Nothing the models build needs a newer format (every model,
+# check and incremental history build passes with it: docs/dashboards.md). The raw layer is
+# ours alone and keeps the default.
+SERVING_STORAGE_VERSION = "v1.4.0"
 NEXT_NAME = "gpucost_next.duckdb"  # underscores: the file stem is the catalog name
 # What the last publish built, beside the published file (written after the swap): every
 # object of the file (kind, schema, name) and the file's size, modification time and sha256.
-# The next build starts from a copy of the published file only when all still hold
-# (base_problem): a client's read-write connection can plant tables, views or macros there, and
-# a copy would carry them into every later build; bit rot that keeps the size and the time
-# (a flipped byte inside price_history) changes the sha256.
+# The next build starts from a copy of the published file only when the copy's sha256 is the
+# recorded one (stage_base, base_problem): a client's read-write connection can plant tables,
+# views or macros there, and a copy would carry them into every later build; bit rot keeps
+# the size and the time (a flipped byte inside price_history) but changes the sha256. The
+# objects name what a client planted; the size and time tell bit rot from a client.
 MANIFEST_NAME = "published.json"
 
 
@@ -55,6 +65,15 @@ class WarehouseUnreadableError(Exception):
 
 class WarehouseCorruptError(WarehouseUnreadableError):
     """A block of the published file fails DuckDB's checksum (bit rot, a damaged disk)."""
+
+
+class WarehouseLockedError(WarehouseUnreadableError, duckdb.IOException):
+    """DuckDB cannot open the published file (another process's read-write connection holds
+    its exclusive lock, or that client's write-ahead log sits beside it) and no private copy
+    of it is read either: its bytes are no longer those of its publish, the copy failed, or
+    the caller asked for no copy. One line naming the process DuckDB names and the fix. A
+    duckdb.IOException too: every caller that treated DuckDB's own lock error as "cannot be
+    read" still does."""
 
 
 def is_corruption(exc: BaseException) -> bool:
@@ -158,7 +177,8 @@ def objects_of(con: duckdb.DuckDBPyConnection) -> list[list[str]]:
 
 
 def file_sha256(path: Path) -> str:
-    """sha256 of a file's bytes (26 MB, the published file fully loaded: about 16 ms)."""
+    """sha256 of a file's bytes (36 MB, the published file of the documented load: about
+    40 ms on 2 busy cores)."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         while chunk := fh.read(1 << 20):
@@ -174,14 +194,30 @@ def _write_manifest(data_dir: Path, objects: list[list[str]]) -> None:
         "objects": objects}))
 
 
-def open_published(path: Path, max_memory: str | None = None) -> duckdb.DuckDBPyConnection:
-    """The published file read-only with file access off: whatever a client planted in it
-    (a view over read_text(...)) cannot read or write a file from this process.
+# DuckDB's error when another process holds the file's lock: "Could not set lock on file
+# "...": Conflicting lock is held in /usr/bin/python3.11 (PID 8488) by user ann. See also ..."
+_LOCK_ERROR = "Could not set lock on file"
+_LOCK_HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)"
+                          r"(?: by user (?P<user>[^\s.]+))?")
 
-    A second connection to a file this process holds open already shares its database
-    instance, whose configuration the first locked: the same safe configuration (DuckDB
-    refuses to open one file twice with different ones), so that is not an error.
-    `max_memory`: DuckDB's memory_limit for this reader (`gpucost sql`), set before the lock."""
+
+def lock_holder(exc: BaseException) -> str | None:
+    """Who holds the file's lock, from DuckDB's lock error ("PID 8488 (/usr/bin/python3.11)",
+    or "another process" when DuckDB does not say); None when `exc` is no lock error."""
+    text = " ".join(str(exc).split())
+    if _LOCK_ERROR not in text:
+        return None
+    found = _LOCK_HOLDER.search(text)
+    if not found:
+        return "another process"
+    user = f", user {found['user']}" if found["user"] else ""
+    return f"PID {found['pid']} ({found['program']}{user})"
+
+
+def _readonly_connection(path: Path, max_memory: str | None,
+                         allow_files: bool = False) -> duckdb.DuckDBPyConnection:
+    if allow_files:  # check_published: it attaches the raw layer, then turns file access off
+        return duckdb.connect(str(path), read_only=True)
     con = duckdb.connect(str(path), read_only=True,
                          config={"enable_external_access": False})
     try:
@@ -197,14 +233,121 @@ def open_published(path: Path, max_memory: str | None = None) -> duckdb.DuckDBPy
     return con
 
 
+def _published_bytes(path: Path, copy: Path) -> bool:
+    """Whether `copy` holds exactly the bytes the last publish wrote at `path` (the published
+    file's size and sha256 recorded in published.json beside it)."""
+    if path.name != SERVING_NAME:
+        return False
+    try:
+        recorded = json.loads(manifest_path(path.parent).read_text(encoding="utf-8"))
+        size, sha256 = recorded["size"], recorded["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return copy.stat().st_size == size and file_sha256(copy) == sha256
+
+
+_FIX = ("close that client or connect it read-only (DuckDB: read_only=True, "
+        "`ATTACH ... (READ_ONLY)`, the CLI's -readonly; docs/dashboards.md)")
+# DuckDB's errors when the write-ahead log beside a file belongs to another file: a client
+# kept a read-write connection to a published file a publish replaced (os.replace) and wrote
+# to it since, so a new gpucost.duckdb.wal of the replaced file sits beside the new one: "WAL
+# does not match database file" (a full build: another database), "... the WAL checkpoint
+# iteration does not match the database file" (an incremental build: a copy of the same one)
+_FOREIGN_WAL = re.compile(r"WAL does not match database file|WAL checkpoint iteration does "
+                          r"not match the database file")
+
+
+def _open_private_copy(path: Path, max_memory: str | None, why: str, *, verify: bool,
+                       say: Callable[[str], None] | None,
+                       allow_files: bool = False) -> duckdb.DuckDBPyConnection:
+    """The published file read from a private copy of its bytes alone (no write-ahead log),
+    made in a fresh 0700 folder of the temporary directory (TMPDIR), because DuckDB cannot
+    open the file itself (`why`: another process holds its lock, or a client's foreign
+    write-ahead log sits beside it). With `verify` only a copy whose bytes are those of the
+    last publish is read (sha256 of the copy against published.json): else
+    WarehouseLockedError. The copy is unlinked as soon as DuckDB has opened it (its space is
+    freed when the connection closes; nothing is left behind)."""
+    folder = Path(tempfile.mkdtemp(prefix="gpucost-reader-"))
+    copy = folder / path.name  # the same name: the catalog stays `gpucost`
+    try:
+        try:
+            shutil.copyfile(path, copy)
+        except OSError as exc:
+            raise WarehouseLockedError(
+                f"the published warehouse {path} {why}, and no private copy of it could be "
+                f"made in {folder.parent} ({exc.strerror or exc}); {_FIX}") from None
+        copy_bytes = copy.stat().st_size
+        if verify and not _published_bytes(path, copy):
+            raise WarehouseLockedError(
+                f"the published warehouse {path} {why}, and its bytes are no longer those of "
+                f"its publish (the client wrote to it), so gpucost does not read it; {_FIX}; "
+                "the next `gpucost refresh` publishes a new file, rebuilt in full")
+        con = _readonly_connection(copy, max_memory, allow_files)
+    finally:
+        copy.unlink(missing_ok=True)
+        folder.rmdir()
+    if say is not None:
+        say(f"note: the published warehouse {path} {why}; reading a private copy of it "
+            f"({copy_bytes / 1e6:.0f} MB" + (", unchanged since its publish" if verify else "")
+            + f"). To avoid the copy, {_FIX}")
+    return con
+
+
+def open_published(path: Path, max_memory: str | None = None, *, if_locked: str = "copy",
+                   say: Callable[[str], None] | None = None,
+                   allow_files: bool = False) -> duckdb.DuckDBPyConnection:
+    """The published file read-only with file access off: whatever a client planted in it
+    (a view over read_text(...)) cannot read or write a file from this process.
+
+    A second connection to a file this process holds open already shares its database
+    instance, whose configuration the first locked: the same safe configuration (DuckDB
+    refuses to open one file twice with different ones), so that is not an error.
+    `max_memory`: DuckDB's memory_limit for this reader (`gpucost sql`), set before the lock.
+
+    Another process's read-write connection (a BI tool's default) holds DuckDB's exclusive
+    lock on the file and no other process can open it, even read-only; a client that kept
+    such a connection across a publish and wrote since leaves its write-ahead log beside the
+    new file, which DuckDB then refuses to open ("WAL does not match database file").
+    `if_locked` says what then: "copy" reads a private copy of the file's bytes when they are
+    still those of its publish (sha256 against published.json), else raises
+    WarehouseLockedError (one line: who holds the lock, how to fix it); "any-copy" reads a
+    private copy whatever it holds (the shrink guard's counts); "error" raises
+    WarehouseLockedError. `say` is told when a copy is read (the CLI prints it on stderr).
+    `allow_files`: file access left on (only check_published, which turns it off itself once
+    the raw layer is attached)."""
+    try:
+        return _readonly_connection(path, max_memory, allow_files)
+    except duckdb.IOException as exc:
+        holder = lock_holder(exc)
+        if holder is not None:
+            why = f"is locked by {holder}, a read-write connection"
+        elif _FOREIGN_WAL.search(" ".join(str(exc).split())):
+            why = (f"has beside it a write-ahead log of another file ({path.name}.wal: a "
+                   "read-write client of the file a publish replaced wrote to it since)")
+        else:
+            raise
+        if if_locked == "error":
+            raise WarehouseLockedError(f"the published warehouse {path} {why}; {_FIX}") from exc
+    return _open_private_copy(path, max_memory, why, verify=if_locked != "any-copy",
+                              say=say, allow_files=allow_files)
+
+
 def _describe(obj: list[str]) -> str:
     kind, schema, name = obj
     return f"{kind.replace('_', ' ')} {schema}.{name}"
 
 
-def base_problem(data_dir: Path) -> str:
-    """'' when the published file holds exactly what the last publish built and nothing wrote
-    to it since, else why it cannot be the base of an incremental build ("full: ...")."""
+def base_problem(data_dir: Path, copy: Path | None = None) -> str:
+    """'' when the published file holds exactly the bytes the last publish wrote (its sha256
+    in published.json), else why it cannot be the base of an incremental build ("full: ...").
+
+    `copy`: a copy of the published file the caller made (stage_base: the build file). Its
+    bytes are checked and its objects listed, so the published file itself is never opened:
+    a client's read-write connection (a BI tool's default) holds DuckDB's exclusive lock on
+    it, and a client that changed nothing does not force a full rebuild. A client that wrote
+    to it (tables, views or macros planted, rows changed, checkpointed) changed its bytes: a
+    full rebuild, named. A write-ahead log a client left beside it is not the base (the
+    swap removes it)."""
     path = serving_path(data_dir)
     if not path.exists():
         return "full: no previous build"
@@ -215,12 +358,19 @@ def base_problem(data_dir: Path) -> str:
     except (OSError, ValueError, KeyError, TypeError):
         return "full: the published file has no record of what its publish built"
     st = path.stat()
-    if (st.st_size, st.st_mtime_ns) == (size, mtime_ns) and file_sha256(path) != sha256:
+    target = copy or path
+    if target.stat().st_size == size and file_sha256(target) == sha256:
+        return ""
+    if (st.st_size, st.st_mtime_ns) == (size, mtime_ns):
         # the same size and time, other bytes: bit rot (or a damaged disk), never a client
         return ("full: the published file is corrupted (its bytes differ from its publish "
                 "at the same size and time: bit rot or a damaged disk)")
     try:
-        con = open_published(path)
+        con = open_published(target, if_locked="error")
+    except WarehouseLockedError as exc:
+        holder = lock_holder(exc.__cause__) if exc.__cause__ else None
+        return ("full: the published file was written to after its publish by a read-write "
+                f"client that still holds it: {holder or 'another process'}")
     except duckdb.Error:
         return "full: the previous build cannot be read"
     try:
@@ -237,10 +387,55 @@ def base_problem(data_dir: Path) -> str:
         more = len(extra) + len(missing) - len(what)
         return ("full: the published file holds objects its publish did not build ("
                 + "; ".join(what) + (f"; {more} more" if more > 0 else "") + ")")
-    if (st.st_size, st.st_mtime_ns) != (size, mtime_ns) or path.with_name(
-            path.name + ".wal").exists():
-        return "full: the published file was written to after its publish (a read-write client?)"
+    return "full: the published file was written to after its publish (a read-write client?)"
+
+
+def storage_problem(path: Path) -> str:
+    """'' when the file at `path` is in the storage format the publish writes
+    (SERVING_STORAGE_VERSION), else why it cannot be the base of an incremental build: DuckDB
+    keeps a file's format when it writes into it, so a file published by an older gpucost in
+    a newer format (v1.5.0, unreadable by DuckDB 1.4) stays so until a full rebuild."""
+    try:
+        con = open_published(path, if_locked="error")
+    except duckdb.Error:
+        return "full: the previous build cannot be read"
+    try:
+        row = con.execute("select tags['storage_version'] from duckdb_databases() "
+                          "where database_name = current_database()").fetchone()
+    except duckdb.Error:
+        return "full: the previous build cannot be read"
+    finally:
+        con.close()
+    found = (row[0] or "") if row else ""
+    if found and found.removesuffix("+") != SERVING_STORAGE_VERSION:
+        return (f"full: the published file is in DuckDB storage version {found}, the publish "
+                f"writes {SERVING_STORAGE_VERSION} (readable by DuckDB 1.4 and later)")
     return ""
+
+
+def stage_base(data_dir: Path, check: Callable[[Path], str] | None = None) -> str:
+    """Copy the published file into the build file (gpucost_next.duckdb) and check the copy
+    (base_problem, storage_problem, then `check`: models/incremental.py's base_reason): ''
+    when the copy can be the base of an incremental build (then `build(data_dir,
+    staged=True)` builds on it), else why not ("full: ..."; the copy is removed). The
+    published file is read as bytes only, never opened by DuckDB: another process's
+    read-write connection holding its lock does not make the build full. Called under the
+    writer lock."""
+    data_dir = Path(data_dir)
+    path, nxt = serving_path(data_dir), data_dir / NEXT_NAME
+    _remove_db(nxt)  # a build left by a crash is never published
+    if not path.exists():
+        return "full: no previous build"
+    staged = False
+    try:
+        shutil.copyfile(path, nxt)  # a full disk: the partial copy is removed (finally)
+        reason = (base_problem(data_dir, copy=nxt) or storage_problem(nxt)
+                  or (check(nxt) if check else ""))
+        staged = not reason
+        return reason
+    finally:
+        if not staged:
+            _remove_db(nxt)
 
 
 def _remove_db(path: Path) -> None:
@@ -249,11 +444,12 @@ def _remove_db(path: Path) -> None:
 
 
 @contextmanager
-def build(data_dir: Path, base: Path | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Yield a connection to a build file with `raw` attached read-only: a new empty file, or
-    a copy of `base` (the published file: an incremental build updates its history tables in
-    place, models/incremental.py; the published file itself is only read; the caller checks
-    with base_problem that it holds only what the models built).
+def build(data_dir: Path, base: Path | None = None,
+          staged: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Yield a connection to a build file with `raw` attached read-only: a new empty file, a
+    copy of `base`, or (`staged`) the build file stage_base copied from the published file
+    and checked (an incremental build updates its history tables in place,
+    models/incremental.py; the published file itself is only read).
 
     On normal exit the build is checkpointed, closed and swapped in; on an exception the
     build file is removed and the published warehouse is left as it was.
@@ -265,7 +461,10 @@ def build(data_dir: Path, base: Path | None = None) -> Iterator[duckdb.DuckDBPyC
     with store.connect():
         pass  # create the raw layer, or bring an older one's schema up to date (migrations)
     nxt = data_dir / NEXT_NAME
-    _remove_db(nxt)  # a build left by a crash is never published
+    if not staged:
+        _remove_db(nxt)  # a build left by a crash is never published
+    elif not nxt.exists():
+        raise FileNotFoundError(f"no staged build file at {nxt} (stage_base)")
     con = None
     swapped = False
     try:
@@ -302,9 +501,11 @@ def build(data_dir: Path, base: Path | None = None) -> Iterator[duckdb.DuckDBPyC
 
 def _published_counts(path: Path) -> tuple[dict[str, int], int | None] | None:
     """Rows in force per source and price-history rows of the published file (tables only,
-    read with file access off), or None when it cannot be read."""
+    read with file access off), or None when it cannot be read. A client's read-write
+    connection holding the file's lock: read from a private copy, whatever it holds (the
+    guard needs a baseline; a copy torn by the client's own checkpoint fails to read: None)."""
     try:
-        con = open_published(path)
+        con = open_published(path, if_locked="any-copy")
     except duckdb.Error:
         return None
     try:
@@ -361,17 +562,27 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+def _note(message: str) -> None:
+    """One line on stderr, control characters escaped (a path or program name may hold any)."""
+    import sys
+
+    print("".join(c if c.isprintable() else repr(c)[1:-1] for c in message), file=sys.stderr)
+
+
 def connect_readonly(data_dir: Path, *, allow_files: bool = False,
-                     max_memory: str | None = None) -> duckdb.DuckDBPyConnection:
+                     max_memory: str | None = None,
+                     say: Callable[[str], None] | None = _note) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the published warehouse, file access disabled by default
-    (`max_memory`: DuckDB's memory_limit for it, `gpucost sql`)."""
+    (`max_memory`: DuckDB's memory_limit for it, `gpucost sql`). Locked by another process's
+    read-write connection: a private copy when its bytes are still those of the publish
+    (`say` is told, on stderr by default), else WarehouseLockedError (open_published)."""
     path = serving_path(data_dir)
     if not path.exists():
         raise NoWarehouseError(f"no published warehouse at {path}: run `gpucost refresh` first")
     try:
-        if not allow_files:
-            return open_published(path, max_memory)
-        con = duckdb.connect(str(path), read_only=True)
+        return open_published(path, max_memory, say=say, allow_files=allow_files)
+    except WarehouseLockedError:
+        raise
     except duckdb.Error as exc:
         if "lock" in str(exc).lower():
             raise
@@ -379,4 +590,3 @@ def connect_readonly(data_dir: Path, *, allow_files: bool = False,
             f"the published warehouse {path} cannot be read "
             f"({' '.join(str(exc).split())[:160]}); rebuild it from the raw layer with "
             "`gpucost refresh` (or `gpucost ingest`): raw.duckdb is a separate file") from None
-    return con
