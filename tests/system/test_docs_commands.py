@@ -55,7 +55,7 @@ SHELL_LANGS = {"sh", "bash", "console"}
 GPUCOST = {"gpucost", ".venv/bin/gpucost"}
 # programs the docs may use besides gpucost (run in a subprocess)
 SAFE_PROGRAMS = {"gpucost", ".venv/bin/gpucost", "python", ".venv/bin/python",
-                 "duckdb", ".venv/bin/duckdb"}  # duckdb: the 1.4 CLI of requirements.lock (storage v1.4.0)
+                 "duckdb", ".venv/bin/duckdb"}  # duckdb: the 1.4 CLI of requirements.lock
 README_MAX_LINES = 250
 
 _FENCE = re.compile(r"^```(\S*)\s*$")
