@@ -102,26 +102,18 @@ final as (
             fx_basis, candidate_rate_date, candidate_usd_per_unit, price_per_hour,
             price_per_gpu_hour, p10_price_per_gpu_hour, p90_price_per_gpu_hour, currency
         ),
-        case
-            when chosen.fx_basis in ('observation_day', 'newest_rate')
-                then chosen.price_per_hour * chosen.candidate_usd_per_unit
-            else chosen.price_per_hour
-        end as price_per_hour,
-        case
-            when chosen.fx_basis in ('observation_day', 'newest_rate')
-                then chosen.price_per_gpu_hour * chosen.candidate_usd_per_unit
-            else chosen.price_per_gpu_hour
-        end as price_per_gpu_hour,
-        case
-            when chosen.fx_basis in ('observation_day', 'newest_rate')
-                then chosen.p10_price_per_gpu_hour * chosen.candidate_usd_per_unit
-            else chosen.p10_price_per_gpu_hour
-        end as p10_price_per_gpu_hour,
-        case
-            when chosen.fx_basis in ('observation_day', 'newest_rate')
-                then chosen.p90_price_per_gpu_hour * chosen.candidate_usd_per_unit
-            else chosen.p90_price_per_gpu_hour
-        end as p90_price_per_gpu_hour,
+        usd_if_converted(
+            chosen.price_per_hour, chosen.fx_basis, chosen.candidate_usd_per_unit
+        ) as price_per_hour,
+        usd_if_converted(
+            chosen.price_per_gpu_hour, chosen.fx_basis, chosen.candidate_usd_per_unit
+        ) as price_per_gpu_hour,
+        usd_if_converted(
+            chosen.p10_price_per_gpu_hour, chosen.fx_basis, chosen.candidate_usd_per_unit
+        ) as p10_price_per_gpu_hour,
+        usd_if_converted(
+            chosen.p90_price_per_gpu_hour, chosen.fx_basis, chosen.candidate_usd_per_unit
+        ) as p90_price_per_gpu_hour,
         case
             when chosen.fx_basis in ('observation_day', 'newest_rate') then 'USD'
             else chosen.currency

@@ -56,27 +56,16 @@ rates as (
 ),
 
 -- a price listed in another currency in USD at the last ECB rate on or before its day, at
--- most 7 days before (a weekend or a holiday takes the business day before; int_offers_usd
--- for the offers in force), the rate's day kept; with no such rate it stays in its listed
--- currency, out of every USD figure here
+-- most 7 days before (macro usd_at_daily_rate; int_offers_usd for the offers in force), the
+-- rate's day kept; with no such rate it stays in its listed currency, out of every USD figure
 daily as (
 
     select
         daily_listed.* exclude (price_per_gpu_hour, currency),
-        case
-            when daily_listed.currency = 'USD' then daily_listed.price_per_gpu_hour
-            when rate.rate_date >= daily_listed.day - 7
-                then daily_listed.price_per_gpu_hour * rate.usd_per_unit
-        end as price_per_gpu_hour,
-        case
-            when rate.rate_date >= daily_listed.day - 7 then 'USD'
-            else daily_listed.currency
-        end as currency,
-        daily_listed.currency as currency_listed,
-        case
-            when daily_listed.currency <> 'USD' and rate.rate_date >= daily_listed.day - 7
-                then rate.rate_date
-        end as fx_rate_date
+        unnest(usd_at_daily_rate(
+            daily_listed.price_per_gpu_hour, daily_listed.currency, daily_listed.day,
+            rate.rate_date, rate.usd_per_unit
+        ))
     from daily_listed
     asof left join rates as rate
         on rate.currency = daily_listed.currency
