@@ -568,8 +568,20 @@ def test_inference_defaults_to_a_stated_context_and_context_0_still_means_none(
     assert code == EXIT_OK
     assert ("context default: 1,536 tokens = 1,024 input (assumed: "
             "inference_default_input_tokens) + half of 1,024 output") in out
-    # without a KV-cache shape the context holds nothing, and says so
+    # no shape given: the one catalogued benchmark model of 70e9 active parameters (Llama 2
+    # 70B: 80 layers, 8 KV heads of 128) lends its shape, so the default is the same 0.093405
+    code, out, _ = run(capsys, "inference", "--params", "70e9", "-a", "B200", "--price", "2",
+                       "--format", "json")
+    assert code == EXIT_OK
+    data = json.loads(out)
+    row = next(r for r in data["rows"] if r["price_basis"] == "given")
+    assert row["usd_per_million_output_tokens"] == pytest.approx(0.093405, abs=1e-6)
+    assert (data["benchmark_shape"]["benchmark"], data["benchmark_shape"]["matched_by"]) == (
+        "llama2-70b", "size")
     code, out, _ = run(capsys, "inference", "--params", "70e9", "-a", "B200")
+    assert "KV-cache shape of Llama 2 70B (benchmark llama2-70b, the catalogued model" in out
+    # a size no catalogued model has: the context holds nothing, and says so
+    code, out, _ = run(capsys, "inference", "--params", "30e9", "-a", "B200")
     assert code == EXIT_OK and "the context holds no KV cache" in out
     with pytest.raises(SystemExit) as exc:
         run(capsys, "inference", *shape, "--context", "-1")

@@ -48,8 +48,9 @@ def _assumption_values(con: Any, keys: tuple[str, ...]) -> dict[str, float]:
 
 
 def _workload_defaults(con: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """The context an estimate given no --context holds per sequence, and the KV-cache shape
-    of --benchmark's model when --params is that model's and no shape is given.
+    """The context an estimate given no --context holds per sequence, and, when no shape is
+    given, the KV-cache shape of --benchmark's model when --params is that model's, else of
+    the one catalogued benchmark model of --params' size (same_model_benchmarks).
 
     Context = the workload's mean input + half its mean output (the mean context while a
     query decodes): with --benchmark, its measured mean output (inference_throughput:
@@ -85,11 +86,27 @@ def _workload_defaults(con: Any, args: argparse.Namespace) -> dict[str, Any]:
             "input_tokens": input_tokens, "input_basis": "assumed: inference_default_input_tokens",
             "output_tokens": output_tokens, "output_basis": output_basis,
             "assumption_keys": list(keys)}
-    if (bench and bench["n_layers"] and bench["params_active"] == args.params
-            and all(getattr(args, k, None) is None for k in _SHAPE)):
+    if any(getattr(args, k, None) is not None for k in _SHAPE):
+        return out
+    if bench and bench["n_layers"] and bench["params_active"] == args.params:
         out["shape"] = {"benchmark": bench["benchmark"], "model": bench["model"],
                         "n_layers": bench["n_layers"], "n_kv_heads": bench["n_kv_heads"],
-                        "head_dim": bench["head_dim"], "source_url": bench["source_url"]}
+                        "head_dim": bench["head_dim"], "source_url": bench["source_url"],
+                        "matched_by": "benchmark"}
+    elif not bench:
+        # no shape and no --benchmark: the catalogued benchmark model of this size (within
+        # 10%, same_model_benchmarks), when exactly one shape matches; without it the context
+        # would hold no KV cache and the default context would change nothing
+        found = rows(con, "select * from same_model_benchmarks($active, $total) "
+                          "where n_layers is not null order by benchmark",
+                     {"active": args.params, "total": getattr(args, "params_total", None)})
+        shapes = {(r["n_layers"], r["n_kv_heads"], r["head_dim"]) for r in found}
+        if len(shapes) == 1:
+            first = found[0]
+            out["shape"] = {"benchmark": first["benchmark"], "model": first["model"],
+                            "n_layers": first["n_layers"], "n_kv_heads": first["n_kv_heads"],
+                            "head_dim": first["head_dim"], "source_url": first["source_url"],
+                            "matched_by": "size"}
     return out
 
 

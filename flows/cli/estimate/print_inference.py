@@ -30,9 +30,12 @@ def print_inference(result: dict[str, Any], out: Any) -> None:
               "--context N overrides, --context 0 for none", file=out)
     shape = result.get("benchmark_shape")
     if shape:
-        print(f"  KV-cache shape of {shape['model']} (--benchmark {shape['benchmark']}, "
-              f"inference_benchmarks): {number(shape['n_layers'])} layers, "
-              f"{number(shape['n_kv_heads'])} KV heads of {number(shape['head_dim'])}", file=out)
+        how = (f"--benchmark {shape['benchmark']}" if shape.get("matched_by") == "benchmark"
+               else f"benchmark {shape['benchmark']}, the catalogued model of this size; "
+                    "--layers, --kv-heads and --head-dim for another")
+        print(f"  KV-cache shape of {shape['model']} ({how}, inference_benchmarks): "
+              f"{number(shape['n_layers'])} layers, {number(shape['n_kv_heads'])} KV heads "
+              f"of {number(shape['head_dim'])}", file=out)
     if first["context_tokens"] and not first["kv_bytes_per_token"]:
         print("  the context holds no KV cache: no KV-cache shape given (--layers, --kv-heads "
               "and --head-dim, or --kv-bytes-per-token, or --benchmark of this model)", file=out)
