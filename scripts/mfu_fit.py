@@ -5,11 +5,16 @@
 
 The model (mart mfu_model, macro calibrated_training_mfu) predicts the *effective* utilisation
 of a run against the dense BF16 peak, goodput losses included, i.e. the MFU its reported
-GPU-hours imply (validation.implied_mfu_bf16):
+GPU-hours imply (validation.implied_mfu_bf16, model FLOPs counting attention at the run's
+sequence length):
 
     ln u = intercept + hopper [Hopper] + tpu [TPU] + moe [MoE] + fp8 [FP8]
            + hopper_log10_params x log10(params_active / 1e10) [Hopper]
 
+The FP8 term is measured, not fitted (one FP8 run, DeepSeek-V3, cannot both set it and check
+it): the same model on the same number of the same GPUs, Llama 3.1 405B on 8,192 H100, in FP8
+(MLPerf Training v5.0, mart training_measured: mfu_bf16_equivalent) over BF16 (Llama 3 paper
+Table 4, assumption mfu_bf16_llama31_405b_8192): fp8 = ln(FP8 / BF16). The other terms are
 fitted by ridge least squares (penalty RIDGE_LAMBDA on every coefficient but the intercept, so
 a group no training run covers - e.g. TPU when PaLM is held out - falls back to the
 intercept) on the high-confidence runs only (`confidence` in catalog/training_runs.csv, decided
@@ -29,14 +34,16 @@ from typing import Any
 
 CATALOG = Path(__file__).resolve().parents[1] / "catalog" / "mfu_model.csv"
 RIDGE_LAMBDA = 0.3
-TERMS = ("intercept", "hopper", "tpu", "moe", "fp8", "hopper_log10_params")
+TERMS = ("intercept", "hopper", "tpu", "moe", "hopper_log10_params")  # fitted; fp8 measured
 DESCRIPTIONS = {
     "intercept": "log effective utilisation (vs dense BF16 peak, goodput losses included) of a "
                  "dense BF16 run on an Ampere-family accelerator",
     "hopper": "added for Hopper-family accelerators (H100, H200, H800, GH200)",
     "tpu": "added for TPUs",
     "moe": "added for a mixture of experts (params_total > params_active)",
-    "fp8": "added for an FP8 run (utilisation still against the BF16 peak)",
+    "fp8": "added for an FP8 run (utilisation still against the BF16 peak); measured, not "
+           "fitted: ln(MLPerf Training v5.0 Llama 3.1 405B FP8 on 8,192 H100, BF16-equivalent "
+           "MFU / the same model's BF16 MFU on 8,192 H100, Llama 3 paper Table 4)",
     "hopper_log10_params": "times log10(params_active / 1e10), Hopper only: smaller models "
                            "use a fast chip less well",
     "ridge_lambda": "ridge penalty on every coefficient but the intercept",
@@ -55,7 +62,8 @@ def hopper_bounds(runs: list[dict[str, Any]]) -> tuple[float, float]:
 
 
 def features(run: dict[str, Any], bounds: tuple[float, float] | None = None) -> list[float]:
-    """The model's regressors; the size is clamped to `bounds` (the fitted Hopper range)."""
+    """The model's fitted regressors (TERMS order); the size is clamped to `bounds` (the fitted
+    Hopper range)."""
     group = run["mfu_group"]
     hopper = 1.0 if group == "hopper" else 0.0
     size = run["params_active"]
@@ -66,9 +74,13 @@ def features(run: dict[str, Any], bounds: tuple[float, float] | None = None) -> 
         hopper,
         1.0 if group == "tpu" else 0.0,
         1.0 if (run["params_total"] or 0) > run["params_active"] else 0.0,
-        1.0 if run["precision"] == "fp8" else 0.0,
         hopper * math.log10(size / 1e10),
     ]
+
+
+def fp8_offset(run: dict[str, Any], fp8: float) -> float:
+    """The measured FP8 term where the run is FP8 (an offset: not fitted)."""
+    return fp8 if run["precision"] == "fp8" else 0.0
 
 
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
@@ -85,10 +97,11 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
     return [m[i][n] / m[i][i] for i in range(n)]
 
 
-def fit(runs: list[dict[str, Any]], lam: float = RIDGE_LAMBDA) -> list[float]:
-    """Ridge coefficients (TERMS order) of ln implied_mfu_bf16 on features(run)."""
+def fit(runs: list[dict[str, Any]], fp8: float, lam: float = RIDGE_LAMBDA) -> list[float]:
+    """Ridge coefficients (TERMS order) of ln implied_mfu_bf16 - the FP8 offset on
+    features(run)."""
     xs = [features(r) for r in runs]
-    ys = [math.log(r["implied_mfu_bf16"]) for r in runs]
+    ys = [math.log(r["implied_mfu_bf16"]) - fp8_offset(r, fp8) for r in runs]
     k = len(TERMS)
     ata = [[sum(x[i] * x[j] for x in xs) + (lam if i == j and i > 0 else 0.0)
             for j in range(k)] for i in range(k)]
@@ -96,9 +109,11 @@ def fit(runs: list[dict[str, Any]], lam: float = RIDGE_LAMBDA) -> list[float]:
     return _solve(ata, aty)
 
 
-def predict(coef: list[float], run: dict[str, Any], bounds: tuple[float, float]) -> float:
+def predict(coef: list[float], run: dict[str, Any], bounds: tuple[float, float],
+            fp8: float) -> float:
     """Effective utilisation against the BF16 peak (size clamped to `bounds`, as the macro)."""
-    return math.exp(sum(c * f for c, f in zip(coef, features(run, bounds), strict=True)))
+    return math.exp(sum(c * f for c, f in zip(coef, features(run, bounds), strict=True))
+                    + fp8_offset(run, fp8))
 
 
 def high_confidence(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -106,14 +121,15 @@ def high_confidence(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             and r["mfu_group"]]
 
 
-def leave_one_out(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def leave_one_out(rows: list[dict[str, Any]], fp8: float) -> list[dict[str, Any]]:
     """Per high-confidence run: the model fitted without it, its predicted GPU-hours / reported
-    (calibrated, out of sample) beside plain 6ND at mfu_plain (ratio_plain from the mart)."""
+    (calibrated, out of sample) beside plain 6ND at mfu_plain (ratio_plain from the mart). The
+    measured FP8 term comes from no published run, so it is the same in every fit."""
     runs = high_confidence(rows)
     out = []
     for held in runs:
         rest = [r for r in runs if r is not held]
-        u = predict(fit(rest), held, hopper_bounds(rest))
+        u = predict(fit(rest, fp8), held, hopper_bounds(rest), fp8)
         out.append({"run_id": held["run_id"], "model": held["model"],
                     "accelerator_id": held["accelerator_id"],
                     "loo_ratio": held["implied_mfu_bf16"] / u,
@@ -137,9 +153,30 @@ def validation_rows(con: Any) -> list[dict[str, Any]]:
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
 
-def catalog_rows(coef: list[float], runs: list[dict[str, Any]]) -> list[dict[str, str]]:
-    rows = [{"term": t, "coefficient": f"{c:.6f}", "description": DESCRIPTIONS[t]}
-            for t, c in zip(TERMS, coef, strict=True)]
+def fp8_term(con: Any) -> float:
+    """ln(FP8 / BF16 in-run MFU of the same model on the same cluster): MLPerf Training's
+    Llama 3.1 405B on 8,192 H100 (BF16-equivalent, attention not counted, as Meta's figure)
+    over assumption mfu_bf16_llama31_405b_8192."""
+    fp8 = con.execute(
+        "select avg(mfu_bf16_equivalent) from (select distinct round, submitter, system, "
+        "mfu_bf16_equivalent from training_measured where benchmark = 'llama31_405b' "
+        "and accelerator_id = 'nvidia-h100-sxm5-80gb' and accelerator_count = 8192 "
+        "and precision = 'fp8')").fetchone()[0]
+    bf16 = con.execute("select value from cost_assumptions "
+                       "where assumption_key = 'mfu_bf16_llama31_405b_8192'").fetchone()[0]
+    if not fp8 or not bf16:
+        raise SystemExit("mfu_fit: the FP8 term needs MLPerf Training's Llama 3.1 405B on "
+                         "8,192 H100 (load ../shared/data/training) and the assumption "
+                         "mfu_bf16_llama31_405b_8192")
+    return math.log(fp8 / bf16)
+
+
+def catalog_rows(coef: list[float], runs: list[dict[str, Any]],
+                 fp8: float) -> list[dict[str, str]]:
+    terms = dict(zip(TERMS, coef, strict=True)) | {"fp8": fp8}
+    order = ("intercept", "hopper", "tpu", "moe", "fp8", "hopper_log10_params")
+    rows = [{"term": t, "coefficient": f"{terms[t]:.6f}", "description": DESCRIPTIONS[t]}
+            for t in order]
     rows.append({"term": "ridge_lambda", "coefficient": f"{RIDGE_LAMBDA:g}",
                  "description": DESCRIPTIONS["ridge_lambda"]})
     for term, value in zip(("hopper_params_min", "hopper_params_max"), hopper_bounds(runs),
@@ -165,10 +202,11 @@ def main() -> int:
     con = connect_readonly(data_dir())
     try:
         rows = validation_rows(con)
+        fp8 = fp8_term(con)
     finally:
         con.close()
     runs = high_confidence(rows)
-    write_catalog(catalog_rows(fit(runs), runs))
+    write_catalog(catalog_rows(fit(runs, fp8), runs, fp8))
     print(f"rewrote {CATALOG} from {len(runs)} high-confidence runs; rebuild (gpucost refresh)"
           " and regenerate docs/validation.md (python scripts/validation_doc.py)")
     return 0

@@ -50,14 +50,14 @@ def _share(v: float) -> str:
     return f"{v:.0%}"
 
 
-def render_loo(rows: list[dict[str, Any]]) -> str:
+def render_loo(rows: list[dict[str, Any]], fp8: float) -> str:
     """The leave-one-out comparison (scripts/mfu_fit.py) of the calibrated MFU model and plain
     6ND at mfu_plain, on the high-confidence runs."""
     if str(HERE) not in sys.path:  # its sibling script, however this one was loaded
         sys.path.insert(0, str(HERE))
     import mfu_fit
 
-    loo = mfu_fit.leave_one_out(rows)
+    loo = mfu_fit.leave_one_out(rows, fp8)
     cal = mfu_fit.summary([r["loo_ratio"] for r in loo])
     plain = mfu_fit.summary([r["plain_ratio"] for r in loo])
     plain_mfu = next((r["plain_mfu"] for r in rows if r["plain_mfu"] is not None), None)
@@ -124,7 +124,8 @@ def render(con: Any) -> str:
              + (f" {r['note']}." if r["note"] else "")
              + (f" Reported MFU: {r['reported_mfu_basis']}." if r["reported_mfu_basis"] else "")
              for r in rows]
-    return (render_loo(rows) + "\n\nEvery run (default = the MFU an estimate uses: the "
+    fp8 = con.execute("select fp8 from mfu_model").fetchone()[0]  # measured, committed
+    return (render_loo(rows, fp8) + "\n\nEvery run (default = the MFU an estimate uses: the "
             "calibrated model fitted on all high-confidence runs, in sample):\n\n"
             + "\n".join(lines) + "\n\nWhat each reported figure covers:\n\n"
             + "\n".join(notes))

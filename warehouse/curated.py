@@ -48,7 +48,8 @@ CURATED_TABLES: dict[str, dict[str, str]] = {
                "images tokens_per_image vision_params n_gpus days mfu goodput price_per_gpu_hour",
         boolean="vision_frozen"),
     "training_runs": _typed(
-        double="params_active params_total tokens reported_gpu_hours n_gpus reported_mfu"),
+        double="params_active params_total tokens reported_gpu_hours n_gpus n_layers d_model "
+               "seq_len reported_mfu"),
     "cost_presets": _typed(
         double="server_cost_overhead gpu_share_of_hardware network_fraction_of_cluster "
                "electricity_usd_per_kwh pue staff_share_of_total experiment_multiplier "

@@ -38,6 +38,13 @@ where runs.reported_mfu is not null
 
 union all
 
+select 'training_runs', runs.run_id, 'shape_source_url'
+from stg_curated__training_runs as runs
+where (runs.n_layers is not null or runs.d_model is not null or runs.seq_len is not null)
+    and runs.shape_source_url is null
+
+union all
+
 select 'cost_presets', presets.preset_id, 'source_url'
 from stg_curated__cost_presets as presets
 where presets.source_url is null

@@ -38,14 +38,12 @@ memory_defaults as (
             as state_bytes_per_param,
         max(value) filter (where assumption_key = 'usable_memory_fraction')
             as usable_memory_fraction,
-        max(value) filter (where assumption_key = 'activation_seq_len') as activation_seq_len,
         max(value) filter (where assumption_key = 'activation_micro_batch')
             as activation_micro_batch,
         max(value) filter (where assumption_key = 'activation_bytes_selective')
             as activation_bytes_selective,
         max(value) filter (where assumption_key = 'activation_bytes_full_recompute')
             as activation_bytes_full_recompute,
-        max(value) filter (where assumption_key = 'd_model_per_layer') as d_model_per_layer,
         max(value) filter (where assumption_key = 'max_tensor_parallel') as max_tensor_parallel,
         max(value) filter (where assumption_key = 'pcie_max_model_parallel_gpus')
             as pcie_max_model_parallel_gpus,
@@ -62,20 +60,15 @@ shaped as (
         mem.state_bytes_per_param,
         mem.pcie_max_model_parallel_gpus,
         mem.global_batch_tokens,
-        coalesce(
-            inputs.arg_n_layers,
-            round(power(
-                inputs.arg_params_active / (12 * power(mem.d_model_per_layer, 2)), 1.0 / 3
-            ))
-        ) as shape_layers,
-        coalesce(inputs.arg_seq_len, mem.activation_seq_len) as shape_seq_len,
+        model_shape(
+            inputs.arg_params_active, inputs.arg_n_layers, inputs.arg_d_model, inputs.arg_seq_len
+        ) as shape,
         coalesce(inputs.arg_micro_batch, mem.activation_micro_batch) as shape_micro_batch,
         mem.state_bytes_per_param * inputs.arg_params_total as state_bytes,
         inputs.memory_gb * 1e9 * mem.usable_memory_fraction as usable_bytes,
         least(coalesce(inputs.scale_up_domain_size, 1), mem.max_tensor_parallel) as tp_cap,
         mem.activation_bytes_selective,
-        mem.activation_bytes_full_recompute,
-        mem.d_model_per_layer
+        mem.activation_bytes_full_recompute
     from inputs
     cross join memory_defaults as mem
 
@@ -85,11 +78,11 @@ activations as (
 
     select
         shaped.*,
-        coalesce(shaped.arg_d_model, shaped.d_model_per_layer * shaped.shape_layers)
-            as shape_d_model,
-        shaped.shape_layers * shaped.shape_seq_len * shaped.shape_micro_batch
-            * coalesce(shaped.arg_d_model, shaped.d_model_per_layer * shaped.shape_layers)
-            as act_per_byte_coefficient
+        shaped.shape.layers as shape_layers,
+        shaped.shape.d_model as shape_d_model,
+        shaped.shape.seq_len as shape_seq_len,
+        shaped.shape.layers * shaped.shape.seq_len * shaped.shape_micro_batch
+            * shaped.shape.d_model as act_per_byte_coefficient
     from shaped
 
 ),

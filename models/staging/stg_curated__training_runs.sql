@@ -17,9 +17,14 @@ select
     reported_gpu_hours,
     gpu_hours_basis,
     n_gpus,
+    -- the model's shape (attention FLOPs: training_flops), cited in shape_source_url
+    n_layers,
+    d_model,
+    seq_len,
     reported_mfu,
     reported_mfu_basis,
     source_url,
     mfu_source_url,
+    shape_source_url,
     note
 from curated.training_runs

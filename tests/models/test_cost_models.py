@@ -376,9 +376,10 @@ def test_mfu_model_is_the_fit_of_the_validation_mart(con):
 
     runs = mfu_fit.high_confidence(mfu_fit.validation_rows(con))
     assert len(runs) >= 15 and all(r["confidence"] == "high" for r in runs)
-    refit = {r["term"]: float(r["coefficient"]) for r in mfu_fit.catalog_rows(
-        mfu_fit.fit(runs), runs)}
     committed = mfu_model(con)
+    fp8 = committed["fp8"]  # measured in MLPerf (tests/system/test_training_measured.py)
+    refit = {r["term"]: float(r["coefficient"]) for r in mfu_fit.catalog_rows(
+        mfu_fit.fit(runs, fp8), runs, fp8)}
     for term, value in refit.items():
         assert committed[term] == pytest.approx(value, abs=1e-6), \
             f"catalog/mfu_model.csv is stale ({term}): run `python scripts/mfu_fit.py`"
@@ -386,7 +387,7 @@ def test_mfu_model_is_the_fit_of_the_validation_mart(con):
     # -> intercept = mean of the logs; every other coefficient 0
     two = [{"mfu_group": "ampere", "params_active": 1e10, "params_total": None,
             "precision": "bf16", "implied_mfu_bf16": u} for u in (0.1, 0.4)]
-    coef = mfu_fit.fit(two, lam=1e-9)
+    coef = mfu_fit.fit(two, 0.5, lam=1e-9)
     assert coef[0] == pytest.approx(math.log(0.2)) and max(map(abs, coef[1:])) < 1e-6
 
 
@@ -396,11 +397,12 @@ def test_leave_one_out_by_hand(con):
     mfu_fit = load_script("mfu_fit")
 
     all_rows = mfu_fit.validation_rows(con)
-    loo = {r["run_id"]: r for r in mfu_fit.leave_one_out(all_rows)}
+    fp8 = mfu_model(con)["fp8"]
+    loo = {r["run_id"]: r for r in mfu_fit.leave_one_out(all_rows, fp8)}
     runs = mfu_fit.high_confidence(all_rows)
     held = next(r for r in runs if r["run_id"] == "llama2-7b")
     rest = [r for r in runs if r is not held]
-    coef = mfu_fit.fit(rest)
+    coef = mfu_fit.fit(rest, fp8)
     assert loo["llama2-7b"]["loo_ratio"] == pytest.approx(
         held["implied_mfu_bf16"] / math.exp(coef[0]))  # Ampere dense: intercept only
     assert set(loo) == {r["run_id"] for r in runs}

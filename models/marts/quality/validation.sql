@@ -1,14 +1,17 @@
 -- one row per published training run (catalog/training_runs.csv): reported GPU-hours beside
 -- the GPU-hours the cost models predict, and the MFU the report implies.
 --
--- * flops: training_flops(params_active, tokens) = 6 N D (model FLOPs);
+-- * flops: training_flops(params_active, tokens, n_layers, d_model, seq_len) = 6 N D plus the
+--   attention scores at the run's sequence length, 12 x layers x d_model x seq_len x D (PaLM
+--   App. B; the shape cited per run in shape_source_url), the FLOPs the MFU model counts;
+--   flops_6nd = 6 N D alone;
 -- * predicted_gpu_hours_default: gpu_hours_for_flops at the default MFU of an estimate: the
 --   calibrated MFU model (calibrated_training_mfu, mart mfu_model) for the families it covers,
 --   else the catalog constant (default_training_mfu: generation, FP8, MoE), and the catalog
 --   goodput. In sample: the model was fitted on these runs (docs/validation.md gives the
 --   leave-one-out figures, flows/mfu_fit.py);
--- * predicted_gpu_hours_plain: the same at one utilisation for every run (assumption
---   mfu_plain, 0.40), for comparison;
+-- * predicted_gpu_hours_plain: 6 N D at one utilisation for every run (assumption mfu_plain,
+--   0.40), for comparison;
 -- * predicted_gpu_hours_reported_mfu: the same at the MFU the authors reported; a reported
 --   figure that counts activation recomputation (recompute 'full') is matched with the
 --   hardware FLOPs 8 N D;
@@ -23,7 +26,12 @@
 --   precision: the run's training precision (bf16 unless the catalog says otherwise)
 --   tokens [tokens]: training tokens reported
 --   n_gpus [GPUs]: cluster size reported (for reference; not used in the predictions)
---   flops [FLOP]: model FLOPs: 6 x params_active x tokens
+--   n_layers [layers]: the model's layers (shape_source_url); null when not catalogued
+--   d_model [width]: the model's hidden width (shape_source_url)
+--   seq_len [tokens]: the sequence length the run was trained at (most of its tokens)
+--   flops [FLOP]: model FLOPs: 6 x params_active x tokens + 12 x n_layers x d_model x seq_len x
+--     tokens (attention, when the shape is catalogued)
+--   flops_6nd [FLOP]: 6 x params_active x tokens (no attention)
 --   peak_dense_tflops [TFLOP/s]: dense peak of the accelerator at the run's precision
 --   reported_gpu_hours [GPU-hours]: GPU-hours the authors reported
 --   gpu_hours_basis: what the reported GPU-hours cover, as the source states it
@@ -55,16 +63,17 @@
 --     goodput
 --   ratio_default [ratio]: predicted_gpu_hours_default / reported_gpu_hours
 --   plain_mfu [fraction]: the plain 6ND preset's utilisation (assumption mfu_plain)
---   predicted_gpu_hours_plain [GPU-hours]: flops / (peak_dense_tflops x plain_mfu x 3600) /
+--   predicted_gpu_hours_plain [GPU-hours]: flops_6nd / (peak_dense_tflops x plain_mfu x 3600) /
 --     goodput
 --   ratio_plain [ratio]: predicted_gpu_hours_plain / reported_gpu_hours
---   predicted_gpu_hours_reported_mfu [GPU-hours]: the same at reported_mfu (with 8 N D FLOPs when
---     recompute is 'full'); null without a reported MFU
+--   predicted_gpu_hours_reported_mfu [GPU-hours]: flops_6nd at reported_mfu (8 N D when recompute
+--     is 'full': reported MFUs count no attention); null without a reported MFU
 --   ratio_reported_mfu [ratio]: predicted_gpu_hours_reported_mfu / reported_gpu_hours
 --   within_25pct: ratio_reported_mfu is within 25% of 1; null without a reported MFU; when false,
 --     note says why (check validation_explained)
 --   source_url: where the run's figures come from
 --   mfu_source_url: where the reported MFU comes from
+--   shape_source_url: where n_layers, d_model and seq_len come from
 --   note: caveats, and why a prediction misses when within_25pct is false
 
 with
@@ -167,7 +176,12 @@ predicted as (
 
     select
         resolved.*,
-        training_flops(resolved.params_active, resolved.tokens) as flops,
+        training_flops(
+            resolved.params_active, resolved.tokens,
+            n_layers := resolved.n_layers, d_model := resolved.d_model,
+            seq_len := resolved.seq_len
+        ) as flops,
+        training_flops(resolved.params_active, resolved.tokens) as flops_6nd,
         training_flops(resolved.params_active, resolved.tokens, recompute := resolved.recompute)
             as flops_at_reported_utilisation
     from resolved
@@ -187,7 +201,11 @@ final as (
         coalesce(predicted.params_total, predicted.params_active) as params_total,
         predicted.tokens,
         predicted.n_gpus,
+        predicted.n_layers,
+        predicted.d_model,
+        predicted.seq_len,
         predicted.flops,
+        predicted.flops_6nd,
         predicted.peak_dense_tflops,
 
         ---------- reported
@@ -224,10 +242,12 @@ final as (
         ---------- predicted by plain 6ND at one utilisation (assumption mfu_plain)
         predicted.plain_mfu,
         gpu_hours_for_flops(
-            predicted.flops, predicted.peak_dense_tflops, predicted.plain_mfu, predicted.goodput
+            predicted.flops_6nd, predicted.peak_dense_tflops, predicted.plain_mfu,
+            predicted.goodput
         ) as predicted_gpu_hours_plain,
         gpu_hours_for_flops(
-            predicted.flops, predicted.peak_dense_tflops, predicted.plain_mfu, predicted.goodput
+            predicted.flops_6nd, predicted.peak_dense_tflops, predicted.plain_mfu,
+            predicted.goodput
         ) / predicted.reported_gpu_hours as ratio_plain,
 
         ---------- predicted at the reported MFU
@@ -249,6 +269,7 @@ final as (
         ---------- provenance
         predicted.source_url,
         predicted.mfu_source_url,
+        predicted.shape_source_url,
         predicted.note
 
     from predicted
