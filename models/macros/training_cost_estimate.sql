@@ -2,9 +2,8 @@
 --
 -- FLOPs (first that applies): `flops` as given; cluster time, n_gpus x days x 24 h x goodput
 -- at mfu of the dense peak; else training_flops(params, tokens, ...), tokens defaulting to
--- tokens_per_param (Chinchilla, 20) x params_total, attention counted at the run's shape
--- (n_layers, d_model, seq_len; what is not given from model_shape: 7B at 4,096 tokens adds
--- 16% to 6ND), as the calibrated MFU model counts it.
+-- tokens_per_param (Chinchilla, 20) x params_total (attention counted when n_layers, d_model
+-- and seq_len are given).
 -- compute_gpu_hours = gpu_hours_for_flops(FLOPs, peak, mfu); gpu_hours (what is paid for) =
 -- compute_gpu_hours / goodput; wall_clock_days = gpu_hours / n_gpus / 24. Without n_gpus,
 -- deadline_days sizes the cluster per accelerator: the fewest GPUs (whole nodes beyond one, at
@@ -177,6 +176,12 @@ sized as (
                 coalesce(chosen.peak_bf16_dense_tflops, chosen.peak_fp16_dense_tflops),
                 chosen.run_peak_tflops,
                 chosen.arg_default_goodput
+            )
+            -- the model's utilisation counts attention FLOPs at the run's shape: restated
+            -- against the FLOPs counted here (attention only when the shape is given)
+            * counted_flops_share(
+                chosen.arg_params_active, chosen.arg_n_layers, chosen.arg_d_model,
+                chosen.arg_seq_len
             ),
             default_training_mfu(
                 chosen.mfu_default,
@@ -214,10 +219,7 @@ sized as (
         coalesce(
             chosen.arg_tokens,
             chosen.arg_tokens_per_param * chosen.arg_params_total
-        ) as tokens_for_flops,
-        model_shape(
-            chosen.arg_params_active, chosen.arg_n_layers, chosen.arg_d_model, chosen.arg_seq_len
-        ) as shape
+        ) as tokens_for_flops
     from chosen
 
 ),
@@ -233,11 +235,9 @@ flopped as (
             else training_flops(
                 sized.arg_params_active,
                 sized.tokens_for_flops,
-                -- attention at the run's shape, the assumed one (model_shape) for what is not
-                -- given: the calibrated MFU model counts attention FLOPs (docs/validation.md)
-                n_layers := sized.shape.layers,
-                d_model := sized.shape.d_model,
-                seq_len := sized.shape.seq_len,
+                n_layers := sized.arg_n_layers,
+                d_model := sized.arg_d_model,
+                seq_len := sized.arg_seq_len,
                 attention_causal := sized.arg_attention_causal,
                 images := sized.arg_images,
                 tokens_per_image := sized.arg_tokens_per_image,

@@ -55,7 +55,8 @@
 --     tpu); null for a family it does not cover
 --   default_mfu [fraction]: the MFU an estimate uses for the run: training_mfu (the calibrated
 --     model for Ampere, Hopper and TPU; Hopper's times the family factor of mfu_family_factors
---     for any other family), else the catalog constant (default_training_mfu) without params
+--     for any other family) x counted_flops_share (1 when the run's shape is catalogued), else
+--     the catalog constant (default_training_mfu) without params
 --   default_mfu_source: 'mfu_model' (the calibrated model), the family factor's words
 --     (mfu_family_factors.mfu_source) or the assumption key(s) behind the constant
 --   goodput [fraction]: the catalog goodput applied in both predictions
@@ -134,6 +135,8 @@ resolved as (
                     accelerator_inputs.peak_fp16_dense_tflops),
                 runs.peak_dense_tflops,
                 coalesce(defaults.default_goodput, 1.0)
+            ) * counted_flops_share(
+                runs.params_active, runs.n_layers, runs.d_model, runs.seq_len
             ),
             default_training_mfu(
                 accelerator_inputs.mfu_default,
