@@ -335,7 +335,13 @@ def test_llama2_7b_validation(con):
     assert r["accelerator_id"] == A100_80 and r["default_mfu_source"] == "mfu_model"
     assert r["default_mfu"] == pytest.approx(math.exp(m["intercept"]) / 0.9)
     assert abs(r["predicted_gpu_hours_default"] / 184_320 - 1) < 0.15
-    assert r["implied_mfu"] == pytest.approx(0.41, abs=0.005)
+    # FLOPs count attention at the cited shape (32 layers x 4,096 wide, 4,096 tokens):
+    # 6 x 7e9 x 2e12 = 8.4e22 + 12 x 32 x 4,096 x 4,096 x 2e12 = 1.28849e22 -> 9.68849e22;
+    # implied MFU = 9.68849e22 / (184,320 x 3,600 x 312e12) = 0.46798
+    assert (r["n_layers"], r["d_model"], r["seq_len"]) == (32, 4096, 4096)
+    assert r["flops"] == pytest.approx(9.68849e22, rel=1e-5)
+    assert r["flops_6nd"] == pytest.approx(8.4e22)
+    assert r["implied_mfu"] == pytest.approx(0.46798, rel=1e-4)
     # plain 6ND at 0.40 and goodput 0.9: 8.4e22 / (312e12 x 0.4 x 3600) / 0.9 = 207,740 h
     assert r["predicted_gpu_hours_plain"] == pytest.approx(207_740, rel=1e-4)
     assert r["confidence"] == "high"
@@ -363,9 +369,12 @@ def test_calibrated_mfu_by_hand(con):
     r = rows(con, "select mfu, mfu_source from training_cost_estimate(params := 7e9, "
                   "tokens := 1e12, accelerator := 'MI300X') limit 1")[0]
     # without MLPerf Training results loaded, CDNA3 is Hopper's at 7B times the cited
-    # defaults' ratio mfu_cdna / mfu_hopper = 0.30 / 0.40 (mfu_family_factors)
+    # defaults' ratio mfu_cdna / mfu_hopper = 0.30 / 0.40 (mfu_family_factors), restated
+    # against 6ND (the model counts attention; no shape given): the assumed shape is
+    # round((7e9 / (12 x 128^2))^(1/3)) = 33 layers x 4,224 at 4,096 tokens, so the share is
+    # 4.2e10 / (4.2e10 + 12 x 33 x 4,224 x 4,096 = 6.851396e9) = 0.859750
     hand = math.exp(m["intercept"] + m["hopper"]
-                    + m["hopper_log10_params"] * math.log10(0.7)) / 0.9 * 0.75
+                    + m["hopper_log10_params"] * math.log10(0.7)) / 0.9 * 0.75 * 0.859750
     assert (r["mfu"], r["mfu_source"]) == (
         pytest.approx(hand), "Hopper mfu_model x 0.75 (mfu_cdna / mfu_hopper)")
 
@@ -521,9 +530,13 @@ def test_scenarios_cover_the_seed_questions(con):
     moe = rows(con, "select mfu, mfu_source from training_cost where scenario_id = "
                     "'deepseek-v3-like-moe-fp8-h800' limit 1")[0]
     m = mfu_model(con)
+    # restated against 6ND at the assumed shape of 37B active: round((37e9 / 196,608)^(1/3))
+    # = 57 layers x 7,296 at 4,096 tokens: 2.22e11 / (2.22e11 + 12 x 57 x 7,296 x 4,096 =
+    # 2.044094e10) = 0.915687
     assert moe["mfu"] == pytest.approx(math.exp(
         m["intercept"] + m["hopper"] + m["moe"] + m["fp8"]
-        + m["hopper_log10_params"] * math.log10(3.7)) / 0.9 * 989.4 / 1978.9)
+        + m["hopper_log10_params"] * math.log10(3.7)) / 0.9 * 989.4 / 1978.9 * 0.915687,
+        rel=1e-5)
     assert moe["mfu_source"] == "mfu_model"
 
 
@@ -629,8 +642,9 @@ def test_cost_checks_catch_unsourced_unresolved_and_unexplained_rows(tmp_path):
                  "https://example.test/q,\n")
     with (catalog / "training_runs.csv").open("a", encoding="utf-8") as fh:
         # 8.4e22 FLOPs at 45% of 312 TFLOP/s = 166,200 h, reported 100,000: 66% off, no note
-        fh.write("off-run,Off,a2-ultragpu-1g,7e9,,2e12,100000,basis,,bf16,0.45,mfu basis,none,"
-                 "low,t,,,\n")
+        # ... and a shape (32 layers x 4,096 at 4,096 tokens) without shape_source_url
+        fh.write("off-run,Off,a2-ultragpu-1g,7e9,,2e12,100000,basis,,32,4096,4096,bf16,0.45,"
+                 "mfu basis,none,low,t,,,,\n")
     with (catalog / "scale_up_domains.csv").open("a", encoding="utf-8") as fh:
         fh.write("nvidia-l4-24gb,2,a bridge nobody sourced,,,,\n")
     con, _ = build(tmp_path, catalog, with_rows=False)
@@ -645,6 +659,7 @@ def test_cost_checks_catch_unsourced_unresolved_and_unexplained_rows(tmp_path):
     assert failures["validation_explained"][0][0] == "off-run"
     assert {r[:3] for r in failures["cost_catalog_sourced"]} == {
         ("training_runs", "off-run", "source_url"), ("training_runs", "off-run", "mfu_source_url"),
+        ("training_runs", "off-run", "shape_source_url"),
         ("scale_up_domains", "nvidia-l4-24gb", "source_url")}
 
 
@@ -654,7 +669,8 @@ def test_cost_catalog_rows_cite_sources():
     for name in ("training_scenarios", "training_runs", "cost_presets", "inference_scenarios"):
         with (CATALOG_DIR / f"{name}.csv").open(newline="", encoding="utf-8") as fh:
             for row in csv.DictReader(fh):
-                for column in ("source_url", "mfu_source_url", "claim_source_url"):
+                for column in ("source_url", "mfu_source_url", "claim_source_url",
+                               "shape_source_url"):
                     url = row.get(column) or ""
                     assert not url or url.startswith(("https://", "../shared/")), (name, row)
                 assert row["source_url"], (name, row)
