@@ -8,16 +8,17 @@ of a run against the dense BF16 peak, goodput losses included, i.e. the MFU its 
 GPU-hours imply (validation.implied_mfu_bf16, model FLOPs counting attention at the run's
 sequence length):
 
-    ln u = intercept + hopper [Hopper] + tpu [TPU] + moe [MoE] + fp8 [FP8]
+    ln u = intercept + hopper [Hopper] + moe [MoE] + fp8 [FP8]
            + hopper_log10_params x log10(params_active / 1e10) [Hopper]
 
-The FP8 term is measured, not fitted (one FP8 run, DeepSeek-V3, cannot both set it and check
+TPUs have no term: each generation takes the curve of the part its MLPerf Training pair is
+measured against times that factor (mart mfu_generation_factors), so PaLM 540B on TPU v4 is
+predicted out of sample. The FP8 term is measured, not fitted (one FP8 run, DeepSeek-V3, cannot both set it and check
 it): the same model on the same number of the same GPUs, Llama 3.1 405B on 8,192 H100, in FP8
 (MLPerf Training v5.0, mart training_measured: mfu_bf16_equivalent) over BF16 (Llama 3 paper
 Table 4, assumption mfu_bf16_llama31_405b_8192): fp8 = ln(FP8 / BF16). The other terms are
 fitted by ridge least squares (penalty RIDGE_LAMBDA on every coefficient but the intercept, so
-a group no training run covers - e.g. TPU when PaLM is held out - falls back to the
-intercept) on the high-confidence runs only (`confidence` in catalog/training_runs.csv, decided
+a term no training run covers falls back to the intercept) on the high-confidence runs only (`confidence` in catalog/training_runs.csv, decided
 by the provenance of the figures, never by how well a run fits). Leave-one-out: each
 high-confidence run is predicted by the model fitted on the others. The arithmetic is plain
 Python (a 6 x 6 solve) so the fit is reproducible without numerical libraries.
@@ -34,12 +35,11 @@ from typing import Any
 
 CATALOG = Path(__file__).resolve().parents[1] / "catalog" / "mfu_model.csv"
 RIDGE_LAMBDA = 0.3
-TERMS = ("intercept", "hopper", "tpu", "moe", "hopper_log10_params")  # fitted; fp8 measured
+TERMS = ("intercept", "hopper", "moe", "hopper_log10_params")  # fitted; fp8 measured
 DESCRIPTIONS = {
     "intercept": "log effective utilisation (vs dense BF16 peak, goodput losses included) of a "
                  "dense BF16 run on an Ampere-family accelerator",
     "hopper": "added for Hopper-family accelerators (H100, H200, H800, GH200)",
-    "tpu": "added for TPUs",
     "moe": "added for a mixture of experts (params_total > params_active)",
     "fp8": "added for an FP8 run (utilisation still against the BF16 peak); measured, not "
            "fitted: ln(MLPerf Training v5.0 Llama 3.1 405B FP8 on 8,192 H100, BF16-equivalent "
@@ -72,7 +72,6 @@ def features(run: dict[str, Any], bounds: tuple[float, float] | None = None) -> 
     return [
         1.0,
         hopper,
-        1.0 if group == "tpu" else 0.0,
         1.0 if (run["params_total"] or 0) > run["params_active"] else 0.0,
         hopper * math.log10(size / 1e10),
     ]
@@ -124,7 +123,9 @@ def high_confidence(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def leave_one_out(rows: list[dict[str, Any]], fp8: float) -> list[dict[str, Any]]:
     """Per high-confidence run: the model fitted without it, its predicted GPU-hours / reported
     (calibrated, out of sample) beside plain 6ND at mfu_plain (ratio_plain from the mart). The
-    measured FP8 term comes from no published run, so it is the same in every fit."""
+    measured FP8 term comes from no published run, so it is the same in every fit. A
+    high-confidence run on a part the fit does not cover (PaLM on TPU v4: a fitted curve times
+    an MLPerf factor) is out of sample as published: its ratio is the mart's ratio_default."""
     runs = high_confidence(rows)
     out = []
     for held in runs:
@@ -134,7 +135,18 @@ def leave_one_out(rows: list[dict[str, Any]], fp8: float) -> list[dict[str, Any]
                     "accelerator_id": held["accelerator_id"],
                     "loo_ratio": held["implied_mfu_bf16"] / u,
                     "plain_ratio": held["ratio_plain"]})
-    return out
+    for other in unfitted(rows):
+        out.append({"run_id": other["run_id"], "model": other["model"],
+                    "accelerator_id": other["accelerator_id"],
+                    "loo_ratio": other["ratio_default"], "plain_ratio": other["ratio_plain"]})
+    return sorted(out, key=lambda r: r["run_id"])
+
+
+def unfitted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """High-confidence runs on a part without a fitted group (a fitted curve times a measured
+    factor prices them): out of sample as the mart predicts them."""
+    return [r for r in rows if r["confidence"] == "high" and not r["mfu_group"]
+            and r["ratio_default"]]
 
 
 def summary(ratios: list[float]) -> dict[str, float]:
@@ -174,7 +186,7 @@ def fp8_term(con: Any) -> float:
 def catalog_rows(coef: list[float], runs: list[dict[str, Any]],
                  fp8: float) -> list[dict[str, str]]:
     terms = dict(zip(TERMS, coef, strict=True)) | {"fp8": fp8}
-    order = ("intercept", "hopper", "tpu", "moe", "fp8", "hopper_log10_params")
+    order = ("intercept", "hopper", "moe", "fp8", "hopper_log10_params")
     rows = [{"term": t, "coefficient": f"{terms[t]:.6f}", "description": DESCRIPTIONS[t]}
             for t in order]
     rows.append({"term": "ridge_lambda", "coefficient": f"{RIDGE_LAMBDA:g}",

@@ -22,9 +22,10 @@
 -- accelerator: an id or any spelling in accelerator_aliases ("H100 SXM", "TPU v5p"); null =
 -- every accelerator. mfu null = training_mfu: the in-run MFU of the calibrated MFU model (mart
 -- mfu_model, in-run = effective utilisation / the catalog goodput, so a goodput given here
--- still scales the hours) for Ampere, Hopper and TPU, and Hopper's times the family's factor
--- (mart mfu_family_factors: measured in MLPerf Training, else the cited defaults' ratio) for
--- every other family; default_training_mfu (generation constant, FP8, MoE) only when no
+-- still scales the hours) for Ampere and Hopper, a TPU generation's MLPerf pair factor times
+-- the curve of the fitted part it is measured against (mart mfu_generation_factors), and
+-- Hopper's times the family's factor (mart mfu_family_factors: measured in MLPerf Training,
+-- else the cited defaults' ratio) for every other family; default_training_mfu (generation constant, FP8, MoE) only when no
 -- parameter count is given; other nulls take the catalog assumption (cost_defaults: goodput,
 -- pue, electricity, ...).
 --

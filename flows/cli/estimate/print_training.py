@@ -16,11 +16,13 @@ def print_assumptions(result: dict[str, Any], out: Any) -> None:
     if m:
         print(f"\nMFU model (catalog/mfu_model.csv: fitted on {m['fitted_runs']} high-confidence "
               "published runs, leave-one-out validation in docs/validation.md): in-run MFU = "
-              f"exp({m['intercept']:.3f} {m['hopper']:+.3f} [Hopper] {m['tpu']:+.3f} [TPU] "
-              f"{m['moe']:+.3f} [MoE] {m['fp8']:+.3f} [FP8] {m['hopper_log10_params']:+.3f} x "
-              "log10(params / 1e10) [Hopper, params clamped to "
-              f"{count(m['hopper_params_min'])}-{count(m['hopper_params_max'])}]) / goodput, "
-              "against the BF16 peak (rescaled to the FP8 peak for an FP8 run)", file=out)
+              f"exp({m['intercept']:.3f} {m['hopper']:+.3f} [Hopper] "
+              f"{m['moe']:+.3f} [MoE] {m['fp8']:+.3f} [FP8, measured in MLPerf] "
+              f"{m['hopper_log10_params']:+.3f} x log10(params / 1e10) [Hopper, params clamped "
+              f"to {count(m['hopper_params_min'])}-{count(m['hopper_params_max'])}]) / goodput, "
+              "against the BF16 peak (rescaled to the FP8 peak for an FP8 run), counting "
+              "attention FLOPs (restated against 6ND at the assumed shape when none is given)",
+              file=out)
         for f in m.get("family_factors") or []:
             how = (f"measured in MLPerf Training against Hopper, {f['pairs']} result pairs on "
                    f"{f['benchmarks']} (range {number(f['min_pair_factor'])}-"
@@ -29,11 +31,9 @@ def print_assumptions(result: dict[str, Any], out: Any) -> None:
             print(f"  {f['family']}: Hopper's MFU x {number(f['hopper_factor'])}, {how} "
                   "(mart mfu_family_factors)", file=out)
         for g in m.get("generation_factors") or []:
-            print(f"  {g['accelerator_id']}: the TPU term x {number(g['applied_factor'])}, "
-                  f"its MLPerf Training speed per BF16 peak over TPU v4's (the part the TPU term "
-                  f"was fitted on): {g['chain']}; google-tpu-v4 = "
-                  f"{number(g['hopper_factor'] / g['applied_factor'])} x H100 "
-                  "(mart mfu_generation_factors)", file=out)
+            print(f"  {g['accelerator_id']}: {g['mfu_source']}: its MLPerf Training speed per "
+                  f"BF16 peak over {g['fitted_anchor_id']}'s, whose fitted term it takes; "
+                  f"chain {g['chain']} (mart mfu_generation_factors)", file=out)
     if not result.get("assumptions"):
         return
     print("\nassumptions (catalog/assumptions.csv):", file=out)

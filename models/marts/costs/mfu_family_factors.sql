@@ -1,19 +1,21 @@
 -- one row per accelerator family: how its in-run MFU relates to Hopper's, so that every family
 -- is estimated on one footing (macro training_mfu). The in-run MFU of a training run is the
 -- calibrated MFU model's (mart mfu_model: fitted on published runs' GPU-hours, divided by the
--- goodput) for Ampere, Hopper and TPU; for every other family it is Hopper's at the same
--- model size and precision times this family's factor:
+-- goodput) for Ampere and Hopper; for every other family it is Hopper's at the same model
+-- size and precision times this family's factor (a part with its own MLPerf pair, the TPU
+-- generations of mart mfu_generation_factors, takes that pair's factor instead):
 --
 -- * measured (mfu_basis 'mlperf_training'): the geometric mean, over MLPerf Training results of
 --   the family and of Hopper on the same benchmark, scale class and precision (mart
 --   training_measured), of the ratio of their measured tokens per second per accelerator
 --   divided by the ratio of their dense BF16 peaks;
 -- * else (mfu_basis 'catalog'): the ratio of the cited generation defaults (the family's
---   mfu_default over the catalog's mfu_hopper, cost-methods.md §1.5).
+--   mfu_default over the catalog's mfu_hopper, cost-methods.md §1.5), over the family's parts
+--   without a pair of their own (TPU v2 and v3 when the MLPerf results are loaded).
 --
 -- columns:
 --   family: the accelerator family (accelerators.family)
---   mfu_basis: 'mfu_model' (the fitted model has its own term: Ampere, Hopper, TPU),
+--   mfu_basis: 'mfu_model' (the fitted model has its own term: Ampere, Hopper),
 --     'mlperf_training' (factor measured against Hopper) or 'catalog' (cited defaults' ratio)
 --   hopper_factor [ratio]: in-run MFU of the family over Hopper's at the same model size and
 --     precision; 1 for the fitted families (their own terms apply)
@@ -103,6 +105,10 @@ families as (
         max(inputs.mfu_assumption_key) as mfu_assumption_key
     from inputs
     where inputs.family is not null
+        and inputs.accelerator_id not in (
+            select generations.accelerator_id from mfu_generation_factors as generations
+            where generations.applied_factor is not null
+        )
     group by inputs.family
 
 ),
@@ -112,12 +118,12 @@ final as (
     select
         families.family,
         case
-            when families.family in ('Ampere', 'Hopper', 'TPU') then 'mfu_model'
+            when families.family in ('Ampere', 'Hopper') then 'mfu_model'
             when measured_factors.family is not null then 'mlperf_training'
             else 'catalog'
         end as mfu_basis,
         case
-            when families.family in ('Ampere', 'Hopper', 'TPU') then 1.0
+            when families.family in ('Ampere', 'Hopper') then 1.0
             when measured_factors.family is not null then measured_factors.hopper_factor
             else families.mfu_default / (
                 select assumptions.value from assumptions
@@ -129,7 +135,7 @@ final as (
         measured_factors.max_pair_factor,
         measured_factors.benchmarks,
         case
-            when families.family in ('Ampere', 'Hopper', 'TPU') then 'mfu_model'
+            when families.family in ('Ampere', 'Hopper') then 'mfu_model'
             when measured_factors.family is not null
                 then 'Hopper mfu_model x ' || printf('%.2f', measured_factors.hopper_factor)
                     || ' (MLPerf Training, ' || measured_factors.pairs || ' pairs)'

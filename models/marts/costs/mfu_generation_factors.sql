@@ -9,13 +9,15 @@
 -- factors' geometric mean is the factor. The chain ends at a Hopper part: the fitted MFU model
 -- (mart mfu_model) sets Hopper's level and the other families' factors are against it.
 --
--- What is applied: TPU generations. The fitted model has one TPU term, set on TPU v4 (PaLM 540B,
--- the only high-confidence TPU run); every TPU with a pair gets that term times its chained
--- factor over TPU v4's (applied_factor), so a v6e is no longer taken for twice a v5p. The A100's
--- factor is computed and listed but not applied: the Ampere term of the fitted model stands
--- (docs/cost-models.md says why: Meta's published Hopper runs of 8B models and their Ampere runs
--- of 7B models put H100/A100 at 1.2x where MLPerf measures 2.65-2.94x, and no one factor is
--- within 25% of both).
+-- What is applied: TPU generations, each on the curve of the fitted part its chain reaches
+-- first (issue 38: "TPU v4 via A100 bert, v5e and v5p via H100 gpt3, v6e via v5p gpt3"): TPU v4
+-- takes the fitted Ampere term times its BERT factor over A100, v5e and v5p Hopper's times
+-- their GPT-3 factors over H100, v6e Hopper's times v5p's factor times its own over v5p. No
+-- TPU term is fitted: PaLM 540B, the one high-confidence TPU run, is predicted out of sample.
+-- The A100's factor is computed and listed but not applied: the Ampere term of the fitted model
+-- stands (docs/cost-models.md says why: Meta's published Hopper runs of 8B models and their
+-- Ampere runs of 7B models put H100/A100 at 1.2x where MLPerf measures 2.65-2.94x, and no one
+-- factor is within 25% of both).
 --
 -- columns:
 --   accelerator_id: the part (catalog id)
@@ -32,9 +34,11 @@
 --   pair_factor [ratio]: measured_speed_ratio / (the part's dense BF16 peak / the anchor's)
 --   hopper_factor [ratio]: pair_factor chained down to the Hopper part at the end of the chain
 --   chain: the chain in words, e.g. 'google-tpu-v6e = google-tpu-v5p x 0.52 = H100 x 0.96 x 0.52'
---   applied_factor [ratio]: the factor training_mfu multiplies the fitted term by: for a TPU,
---     hopper_factor over TPU v4's; null when not applied (TPU v4 itself, whose run set the
---     term; a part whose family has its own term)
+--   fitted_anchor_id: the first part of the chain whose family has a fitted term (A100 or H100)
+--   anchor_group: that part's group of the fitted model (mfu_group: 'ampere' or 'hopper')
+--   applied_factor [ratio]: the factor training_mfu multiplies the fitted anchor's term by: the
+--     pair factors chained down to fitted_anchor_id; null when not applied (a part whose family
+--     has its own fitted term: the A100)
 --   mfu_source: the words gpucost estimate prints for an MFU that uses applied_factor
 
 with recursive
@@ -156,11 +160,22 @@ chained (accelerator_id, hopper_factor, chain_ids, chain_factors, depth) as (
 
 ),
 
--- the part the fitted TPU term was set on: PaLM 540B on TPU v4, the only high-confidence TPU run
--- of catalog/training_runs.csv (tests/models/test_mfu_generation_factors.py checks it still is)
-tpu_reference as (
+-- each part down to the first part of its chain with a fitted term (Ampere or Hopper)
+anchored (accelerator_id, fitted_anchor_id, anchor_factor, depth) as (
 
-    select chained.hopper_factor from chained where chained.accelerator_id = 'google-tpu-v4'
+    select factors.accelerator_id, factors.anchor_id, factors.pair_factor, 1
+    from factors
+    inner join inputs on inputs.accelerator_id = factors.anchor_id
+    where mfu_group(inputs.family) is not null
+
+    union all
+
+    select factors.accelerator_id, anchored.fitted_anchor_id,
+        anchored.anchor_factor * factors.pair_factor, anchored.depth + 1
+    from factors
+    inner join anchored on anchored.accelerator_id = factors.anchor_id
+    inner join inputs on inputs.accelerator_id = factors.anchor_id
+    where mfu_group(inputs.family) is null and anchored.depth < 5
 
 ),
 
@@ -183,17 +198,24 @@ final as (
             || case when chained.depth > 1
                 then ' = ' || chained.chain_ids || ' x ' || chained.chain_factors
                 else '' end as chain,
-        case when inputs.family = 'TPU' and factors.accelerator_id <> 'google-tpu-v4'
-            then chained.hopper_factor / (select tpu_reference.hopper_factor from tpu_reference)
-        end as applied_factor,
-        case when inputs.family = 'TPU' and factors.accelerator_id <> 'google-tpu-v4'
-            then 'mfu_model x ' || printf('%.2f',
-                chained.hopper_factor / (select tpu_reference.hopper_factor from tpu_reference))
-                || ' (MLPerf Training: ' || factors.accelerator_id || ' over google-tpu-v4)'
+        anchored.fitted_anchor_id,
+        mfu_group(anchor_inputs.family) as anchor_group,
+        case when mfu_group(inputs.family) is null then anchored.anchor_factor end
+            as applied_factor,
+        case when mfu_group(inputs.family) is null
+            then anchor_inputs.family || ' mfu_model x ' || printf('%.2f', anchored.anchor_factor)
+                || ' (MLPerf Training: ' || case when anchored.depth = 1
+                    then factors.accelerator_id || ' over ' || anchored.fitted_anchor_id
+                    else factors.accelerator_id || ' = ' || factors.anchor_id || ' x '
+                        || printf('%.2f', factors.pair_factor) || ' = ' || chained.chain_ids
+                        || ' x ' || chained.chain_factors end
+                || ', ' || factors.benchmark || ')'
         end as mfu_source
     from factors
     inner join chained using (accelerator_id)
+    left join anchored using (accelerator_id)
     left join inputs using (accelerator_id)
+    left join inputs as anchor_inputs on anchor_inputs.accelerator_id = anchored.fitted_anchor_id
 
 )
 

@@ -2,15 +2,15 @@
 -- `python -m gpucost.flows.mfu_fit` on the high-confidence runs of the validation mart, see
 -- docs/validation.md). The effective utilisation of a run against the dense BF16 peak,
 -- goodput losses included, is
---   exp(intercept + hopper [Hopper] + tpu [TPU] + moe [mixture of experts] + fp8 [FP8 run]
+--   exp(intercept + hopper [Hopper] + moe [mixture of experts] + fp8 [FP8 run]
 --       + hopper_log10_params x log10(clamped params_active / 1e10) [Hopper])
--- for accelerators of the families the fit covers (mfu_group ampere, hopper, tpu); other
--- families keep their catalog constant (default_training_mfu). Macro calibrated_training_mfu.
+-- for accelerators of the families the fit covers (mfu_group ampere, hopper); other families
+-- take a fitted group's curve times a measured factor (macro training_mfu). Macro
+-- calibrated_training_mfu.
 --
 -- columns:
 --   intercept [log fraction]: log effective utilisation of a dense BF16 Ampere-family run
 --   hopper [log ratio]: added for Hopper-family accelerators (H100, H200, H800, GH200)
---   tpu [log ratio]: added for TPUs
 --   moe [log ratio]: added for a mixture of experts (params_total > params_active)
 --   fp8 [log ratio]: added for an FP8 run (utilisation still measured against the BF16 peak)
 --   hopper_log10_params [log ratio per decade]: times log10(params_active / 1e10), Hopper only
@@ -33,7 +33,6 @@ final as (
     select
         max(terms.coefficient) filter (where terms.term = 'intercept') as intercept,
         max(terms.coefficient) filter (where terms.term = 'hopper') as hopper,
-        max(terms.coefficient) filter (where terms.term = 'tpu') as tpu,
         max(terms.coefficient) filter (where terms.term = 'moe') as moe,
         max(terms.coefficient) filter (where terms.term = 'fp8') as fp8,
         max(terms.coefficient) filter (where terms.term = 'hopper_log10_params')

@@ -51,11 +51,13 @@
 --   peak_bf16_dense_tflops [TFLOP/s]: dense BF16 peak of the accelerator
 --   implied_mfu_bf16 [fraction]: implied_mfu against the BF16 peak whatever the run's precision:
 --     what the calibrated MFU model is fitted on
---   mfu_group: the calibrated MFU model's group of the accelerator (mfu_group: ampere, hopper,
---     tpu); null for a family it does not cover
+--   mfu_group: the calibrated MFU model's group of the accelerator (mfu_group: ampere, hopper);
+--     null for a family it does not fit (a TPU takes a fitted group's curve times its MLPerf
+--     factor: predicted out of sample)
 --   default_mfu [fraction]: the MFU an estimate uses for the run: training_mfu (the calibrated
---     model for Ampere, Hopper and TPU; Hopper's times the family factor of mfu_family_factors
---     for any other family) x counted_flops_share (1 when the run's shape is catalogued), else
+--     model for Ampere and Hopper; a TPU generation the curve of the part its MLPerf pair
+--     anchors on times that factor, mfu_generation_factors; Hopper's times the family factor of
+--     mfu_family_factors for any other family) x counted_flops_share (1 when the run's shape is catalogued), else
 --     the catalog constant (default_training_mfu) without params
 --   default_mfu_source: 'mfu_model' (the calibrated model), the family factor's words
 --     (mfu_family_factors.mfu_source) or the assumption key(s) behind the constant
@@ -147,15 +149,13 @@ resolved as (
             )
         ) as default_mfu,
         case
-            when mfu_group(accelerator_inputs.family) is not null then coalesce(
-                (select generations.mfu_source from mfu_generation_factors as generations
-                 where generations.accelerator_id = accelerator_inputs.accelerator_id
-                    and generations.applied_factor is not null),
-                'mfu_model'
-            )
+            when mfu_group(accelerator_inputs.family) is not null then 'mfu_model'
             when runs.params_active > 0 and coalesce(accelerator_inputs.peak_bf16_dense_tflops,
                     accelerator_inputs.peak_fp16_dense_tflops) > 0
                 then coalesce(
+                    (select generations.mfu_source from mfu_generation_factors as generations
+                     where generations.accelerator_id = accelerator_inputs.accelerator_id
+                        and generations.applied_factor is not null),
                     (select factors.mfu_source from mfu_family_factors as factors
                      where factors.family = accelerator_inputs.family),
                     'mfu_model (Hopper)'
