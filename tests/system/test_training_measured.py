@@ -171,6 +171,18 @@ def test_pretraining_7b_ranks_h100_ahead_of_the_older_and_pcie_parts(loaded):
     assert "MFU from" in table and "(MLPerf Training, " in table
 
 
+def test_validation_page_matches_the_mart(loaded):
+    """docs/validation.md is what the mart computes on the recorded data (TPU v4's factor, which
+    prices PaLM 540B, comes from the recorded MLPerf rounds)."""
+    from maintainer_scripts import load_script
+    v = load_script("validation_doc")
+
+    doc = v.DOC.read_text(encoding="utf-8")
+    assert v.rewrite(doc, v.render(loaded[0])) == doc, \
+        "docs/validation.md is stale: load the recorded data, then run " \
+        "`python scripts/validation_doc.py`"
+
+
 def test_cost_models_page_shows_the_ratio_table_the_mart_computes(loaded):
     from maintainer_scripts import load_script
     v = load_script("validation_doc")
