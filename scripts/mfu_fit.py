@@ -13,15 +13,17 @@ sequence length):
 
 TPUs have no term: each generation takes the curve of the part its MLPerf Training pair is
 measured against times that factor (mart mfu_generation_factors), so PaLM 540B on TPU v4 is
-predicted out of sample. The FP8 term is measured, not fitted (one FP8 run, DeepSeek-V3, cannot both set it and check
-it): the same model on the same number of the same GPUs, Llama 3.1 405B on 8,192 H100, in FP8
-(MLPerf Training v5.0, mart training_measured: mfu_bf16_equivalent) over BF16 (Llama 3 paper
-Table 4, assumption mfu_bf16_llama31_405b_8192): fp8 = ln(FP8 / BF16). The other terms are
-fitted by ridge least squares (penalty RIDGE_LAMBDA on every coefficient but the intercept, so
-a term no training run covers falls back to the intercept) on the high-confidence runs only (`confidence` in catalog/training_runs.csv, decided
-by the provenance of the figures, never by how well a run fits). Leave-one-out: each
-high-confidence run is predicted by the model fitted on the others. The arithmetic is plain
-Python (a 6 x 6 solve) so the fit is reproducible without numerical libraries.
+predicted out of sample. The FP8 term is measured, not fitted (one FP8 run, DeepSeek-V3,
+cannot both set it and check it): the same model on the same number of the same GPUs, Llama
+3.1 405B on 8,192 H100, in FP8 (MLPerf Training v5.0, mart training_measured:
+mfu_bf16_equivalent) over BF16 (Llama 3 paper Table 4, assumption
+mfu_bf16_llama31_405b_8192): fp8 = ln(FP8 / BF16). The other terms are fitted by ridge least
+squares (penalty RIDGE_LAMBDA on every coefficient but the intercept, so a term no training
+run covers falls back to the intercept) on the high-confidence runs only (`confidence` in
+catalog/training_runs.csv, decided by the provenance of the figures, never by how well a run
+fits). Leave-one-out: each high-confidence run is predicted by the model fitted on the
+others. The arithmetic is plain Python (a 4 x 4 solve) so the fit is reproducible without
+numerical libraries.
 """
 
 from __future__ import annotations

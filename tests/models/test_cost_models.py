@@ -17,7 +17,6 @@ from test_models import build, write_models
 from gpucost.catalog import CATALOG_DIR
 from gpucost.models import runner
 
-
 LN10 = math.log(10)
 H100 = "nvidia-h100-sxm5-80gb"
 A100_80 = "nvidia-a100-sxm4-80gb"
