@@ -188,8 +188,8 @@ def render_generation_factors(con: Any) -> str:
     """The parts whose factor an MLPerf pair sets (mfu_generation_factors), then the per-GPU
     speed ratios a 7B / 2T-token estimate implies beside MLPerf's (issue 38's acceptance)."""
     cur = con.execute("select accelerator_id, benchmark, results_used, measured_speed_ratio, "
-                      "pair_factor, chain, applied_factor from mfu_generation_factors "
-                      "order by accelerator_id")
+                      "pair_factor, chain, applied_factor, anchor_group, fitted_anchor_id "
+                      "from mfu_generation_factors order by accelerator_id")
     cols = [d[0] for d in cur.description]
     rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
     if not rows:
@@ -200,8 +200,9 @@ def render_generation_factors(con: Any) -> str:
     lines += [f"| {r['accelerator_id']} | {r['benchmark']} | {r['results_used']} | "
               f"{_ratio(r['measured_speed_ratio'])} | {_ratio(r['pair_factor'])} | "
               f"{r['chain']} | "
-              + (f"x {_ratio(r['applied_factor'])} on the TPU term" if r["applied_factor"]
-                 else "no") + " |" for r in rows]
+              + (f"x {_ratio(r['applied_factor'])} on the {r['anchor_group']} term "
+                 f"({r['fitted_anchor_id']})" if r["applied_factor"]
+                 else "no: its family has its own term") + " |" for r in rows]
     speed = dict(con.execute(
         "select accelerator_id, peak_dense_tflops * mfu from training_cost_estimate("
         "params := 7e9, tokens := 2e12) where price_basis = 'on_demand_min' "
