@@ -173,15 +173,34 @@ def render_speed_ratios(con: Any) -> str:
 
 # the acceptance pairs of issue 38: part a, part b, MLPerf's per-accelerator speed ratios
 # (README-older-rounds.md table A "thr ratio"; Llama 2 70B LoRA at 8 GPUs for B200, MI300X)
+# (a, b, the pair, MLPerf's ratios, the precisions the estimate compares them at): the
+# precisions each side ran in MLPerf, by class; only the BERT pairs cross classes (H100 in FP8
+# against A100 in FP16), every other pair ran both sides at one class (8-bit, or 16-bit for
+# A100 / TPU v4), compared in BF16 on both sides
 ACCEPTANCE_PAIRS = [
-    ("nvidia-h100-sxm5-80gb", "nvidia-a100-sxm4-80gb", "bert, 8 vs 8 (v2.1, v3.0)", (2.768, 2.973)),
-    ("google-tpu-v6e", "google-tpu-v5p", "gpt3, 2,048 vs 2,048 (v4.1)", (1.042,)),
-    ("nvidia-h100-sxm5-80gb", "google-tpu-v5p", "gpt3, 512 vs 512 (v4.0)", (2.248,)),
-    ("nvidia-h100-sxm5-80gb", "google-tpu-v5e", "gpt3, 4,096 vs 4,096 (v3.1)", (5.206,)),
-    ("nvidia-b200-sxm-180gb", "nvidia-h100-sxm5-80gb", "llama2_70b_lora, 8 vs 8", (2.445, 2.841)),
-    ("amd-mi300x-192gb", "nvidia-h100-sxm5-80gb", "llama2_70b_lora, 8 vs 8", (0.987,)),
-    ("nvidia-a100-sxm4-80gb", "google-tpu-v4", "bert, 64 vs 64 (v1.0)", (1.271,)),
+    ("nvidia-h100-sxm5-80gb", "nvidia-a100-sxm4-80gb", "bert, 8 vs 8 (v2.1, v3.0)", (2.768, 2.973),
+     ("fp8", "bf16")),
+    ("google-tpu-v6e", "google-tpu-v5p", "gpt3, 2,048 vs 2,048 (v4.1)", (1.042,), ("bf16", "bf16")),
+    ("nvidia-h100-sxm5-80gb", "google-tpu-v5p", "gpt3, 512 vs 512 (v4.0)", (2.248,),
+     ("bf16", "bf16")),
+    ("nvidia-h100-sxm5-80gb", "google-tpu-v5e", "gpt3, 4,096 vs 4,096 (v3.1)", (5.206,),
+     ("bf16", "bf16")),
+    ("nvidia-b200-sxm-180gb", "nvidia-h100-sxm5-80gb", "llama2_70b_lora, 8 vs 8", (2.445, 2.841),
+     ("bf16", "bf16")),
+    ("amd-mi300x-192gb", "nvidia-h100-sxm5-80gb", "llama2_70b_lora, 8 vs 8", (0.987,),
+     ("bf16", "bf16")),
+    ("nvidia-a100-sxm4-80gb", "google-tpu-v4", "bert, 64 vs 64 (v1.0)", (1.271,),
+     ("bf16", "bf16")),
 ]
+
+
+def estimate_speeds(con: Any, precision: str) -> dict[str, float]:
+    """Per part: the effective TFLOP/s per GPU (run peak x in-run MFU) of `gpucost estimate
+    training --params 7e9 --tokens 2e12 --precision <precision>`."""
+    return dict(con.execute(
+        "select accelerator_id, peak_dense_tflops * mfu from training_cost_estimate("
+        "params := 7e9, tokens := 2e12, precision := ?) where price_basis = 'on_demand_min' "
+        "or price_basis is null", [precision]).fetchall())
 
 
 def render_generation_factors(con: Any) -> str:
@@ -203,21 +222,23 @@ def render_generation_factors(con: Any) -> str:
               + (f"x {_ratio(r['applied_factor'])} on the {r['anchor_group']} term "
                  f"({r['fitted_anchor_id']})" if r["applied_factor"]
                  else "no: its family has its own term") + " |" for r in rows]
-    speed = dict(con.execute(
-        "select accelerator_id, peak_dense_tflops * mfu from training_cost_estimate("
-        "params := 7e9, tokens := 2e12) where price_basis = 'on_demand_min' "
-        "or price_basis is null").fetchall())
-    lines += ["", "Per-GPU speed ratios of a 7B / 2T-token estimate (dense BF16 peak x MFU) "
-              "beside MLPerf's:", "",
-              "| a / b | MLPerf pair | measured a/b | estimated a/b | within ±30% |",
-              "|---|---|---|---|---|"]
-    for a, b, pair, measured in ACCEPTANCE_PAIRS:
-        if a not in speed or b not in speed:
+    speed = {p: estimate_speeds(con, p) for p in ("bf16", "fp8")}
+    lines += ["", "Per-GPU speed ratios of a 7B / 2T-token estimate (dense peak x MFU at the "
+              "precisions the MLPerf pair ran: H100 in FP8 against A100 in FP16 on BERT, every "
+              "other pair one precision class on both sides, compared in BF16) beside MLPerf's:",
+              "",
+              "| a / b | MLPerf pair | measured a/b | estimated a/b (precisions) | both in BF16 "
+              "| within ±30% |",
+              "|---|---|---|---|---|---|"]
+    for a, b, pair, measured, (pa, pb) in ACCEPTANCE_PAIRS:
+        if a not in speed[pa] or b not in speed[pb]:
             continue
-        est = speed[a] / speed[b]
+        est = speed[pa][a] / speed[pb][b]
         ok = all(0.7 <= est / m <= 1.3 for m in measured)
         lines.append(f"| {a} / {b} | {pair} | {' and '.join(_ratio(m) for m in measured)} | "
-                     f"{_ratio(est)} | {'yes' if ok else '**no**'} |")
+                     f"{_ratio(est)} ({pa.upper()} / {pb.upper()}) | "
+                     f"{_ratio(speed['bf16'][a] / speed['bf16'][b])} | "
+                     f"{'yes' if ok else '**no**'} |")
     return "\n".join(lines)
 
 

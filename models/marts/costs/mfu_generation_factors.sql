@@ -15,9 +15,8 @@
 -- their GPT-3 factors over H100, v6e Hopper's times v5p's factor times its own over v5p. No
 -- TPU term is fitted: PaLM 540B, the one high-confidence TPU run, is predicted out of sample.
 -- The A100's factor is computed and listed but not applied: the Ampere term of the fitted model
--- stands (docs/cost-models.md says why: Meta's published Hopper runs of 8B models and their
--- Ampere runs of 7B models put H100/A100 at 1.2x where MLPerf measures 2.65-2.94x, and no one
--- factor is within 25% of both).
+-- stands (docs/cost-models.md says why: the BERT pairs ran H100 in FP8 against A100 in FP16;
+-- in BF16 terms their factor agrees with the fitted terms for small models, not large ones).
 --
 -- columns:
 --   accelerator_id: the part (catalog id)
