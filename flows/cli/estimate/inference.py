@@ -21,20 +21,19 @@ from gpucost.flows.cli.estimate.common import (
     rows,
 )
 
-_BITS_PRECISION = {4: "fp4", 8: "fp8", 16: "bf16"}
-
 
 def _serving_defaults(con: Any, args: argparse.Namespace) -> dict[str, Any]:
     """The batch and weight precision of an estimate given neither: throughput serving as
     measured (assumptions inference_serving_batch_size / _weight_bits, calibrated in the mart
     inference_roofline_calibration). Only what the user left out."""
     (d,) = rows(con, "select default_inference_serving_batch_size as batch, "
-                     "default_inference_serving_weight_bits as bits from cost_defaults")
+                     "default_inference_serving_weight_bits as bits, "
+                     "default_inference_serving_precision as precision from cost_defaults")
     out: dict[str, Any] = {}
     if args.batch is None and d["batch"]:
         out["batch_size"] = d["batch"]
     if args.precision is None and d["bits"]:
-        out["precision"] = _BITS_PRECISION.get(int(d["bits"]), "bf16")
+        out["precision"] = d["precision"]
     return out
 
 

@@ -38,6 +38,8 @@
 --     batch of a bare `gpucost estimate --inference` (calibrated on MLPerf measurements)
 --   default_inference_serving_weight_bits [bits]: assumption inference_serving_weight_bits: the
 --     weight precision of a bare `gpucost estimate --inference` (8: fp8)
+--   default_inference_serving_precision: that weight precision as a precision name (4 bits
+--     'fp4', 8 'fp8', else 'bf16'), the one mapping the serving defaults are read through
 
 with
 
@@ -94,7 +96,12 @@ final as (
         ) as default_inference_serving_batch_size,
         max(assumptions.value) filter (
             where assumptions.assumption_key = 'inference_serving_weight_bits'
-        ) as default_inference_serving_weight_bits
+        ) as default_inference_serving_weight_bits,
+        case cast(max(assumptions.value) filter (
+            where assumptions.assumption_key = 'inference_serving_weight_bits'
+        ) as integer)
+            when 4 then 'fp4' when 8 then 'fp8' else 'bf16'
+        end as default_inference_serving_precision
     from assumptions
 
 )

@@ -51,9 +51,7 @@ defaults as (
 
     select
         cost_defaults.default_inference_serving_batch_size as batch_size,
-        case cast(cost_defaults.default_inference_serving_weight_bits as integer)
-            when 4 then 'fp4' when 8 then 'fp8' else 'bf16'
-        end as precision
+        cost_defaults.default_inference_serving_precision as precision
     from cost_defaults
 
 ),

@@ -134,9 +134,7 @@ serving as (
 
     select
         cost_defaults.default_inference_serving_batch_size as batch_size,
-        case cost_defaults.default_inference_serving_weight_bits
-            when 4 then 'fp4' when 8 then 'fp8' else 'bf16'
-        end as weight_precision
+        cost_defaults.default_inference_serving_precision as weight_precision
     from cost_defaults
 
 ),
