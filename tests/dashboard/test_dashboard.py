@@ -89,15 +89,21 @@ class Tab:
             "returnByValue": True})
         return found["result"].get("value", "")
 
-    def wait_for(self, needle: str, timeout: float = TIMEOUT_S) -> str:
+    def wait_for(self, *needles: str, absent: tuple[str, ...] = (),
+                 timeout: float = TIMEOUT_S) -> str:
+        """The page's text once it shows every needle and none of `absent`: Streamlit draws a
+        rerun element by element, so one line being there does not mean the next one is."""
         deadline = time.monotonic() + timeout
         text = ""
         while time.monotonic() < deadline:
             text = self.text()
-            if needle in text:
+            if all(n in text for n in needles) and not any(a in text for a in absent):
                 return text
             time.sleep(0.3)
-        pytest.fail(f"the page never showed {needle!r}; it shows:\n{text[:3000]}")
+        missing = [n for n in needles if n not in text]
+        present = [a for a in absent if a in text]
+        pytest.fail(f"the page never showed {missing!r} without {present!r}; "
+                    f"it shows:\n{text[:3000]}")
 
 
 @pytest.fixture
@@ -154,7 +160,8 @@ def test_rent_now_shows_the_recorded_price_and_a_publish_while_open(
     tab = Tab(browser)
     started = time.monotonic()
     tab.open(base + QUERY)
-    text = tab.wait_for("Cheapest: 3.44 USD per GPU-hour")
+    text = tab.wait_for("Cheapest: 3.44 USD per GPU-hour",
+                        "Price basis: each offer's own price per GPU-hour")
     first_render_s = time.monotonic() - started
     # 27.52 / 8 = 3.44 (the file's price of gpu_8x_h100_sxm5), with its instance price,
     # date, age and basis
@@ -173,7 +180,8 @@ def test_rent_now_shows_the_recorded_price_and_a_publish_while_open(
     assert loaded.status == "replayed" and loaded.error is None and loaded.rows_loaded > 0
     assert published is not None
     assert serving_path(data).stat().st_ino != before  # a new file was swapped in
-    text = tab.wait_for("Cheapest: 3.99 USD per GPU-hour", timeout=60)  # no reload
+    text = tab.wait_for("Cheapest: 3.99 USD per GPU-hour", absent=("3.44 USD",),
+                        timeout=60)  # no reload
     assert ("Cheapest: 3.99 USD per GPU-hour at lambda, gpu_8x_h100_sxm5 (8 GPUs, 31.92 USD "
             "per instance-hour), on demand; observed 2026-05-07 00:00 UTC (age ") in text
     assert "3.44 USD" not in text
