@@ -432,8 +432,17 @@ def names_to_fetch(names: list[str] | None, kind: str | None) -> list[str]:
     refresh without the key does not fail every time)."""
     if names:
         return list(names)
+    skipped = set(skipped_for_key(names, kind))
+    return [n for n in source_names(kind) if n not in skipped]
+
+
+def skipped_for_key(names: list[str] | None, kind: str | None) -> list[str]:
+    """The sources a refresh of every source leaves out because their API key is not set
+    (names_to_fetch); none when sources are named."""
+    if names:
+        return []
     return [n for n in source_names(kind)
-            if not sources.get(n).needs_key or secrets.api_key(n) is not None]
+            if sources.get(n).needs_key and secrets.api_key(n) is None]
 
 
 def refresh_plain(names: list[str] | None = None, data_dir: Path | None = None,

@@ -72,8 +72,17 @@ def _published_line(tables: int, seconds: float, history_mode: str = "") -> str:
     return line + "; `gpucost tables` lists them"
 
 
-def _print_summary(summary, out=None, verbose: bool = False) -> None:  # type: ignore[no-untyped-def]
-    """The end of `refresh`: one line per source, the publish, then the verdict (last line)."""
+def _skipped_line(skipped: list[str]) -> str:
+    """The keyed sources a full refresh left out, and how to include them."""
+    keys = ", ".join(f"GPUCOST_{n.upper()}_API_KEY" for n in skipped)
+    return (f"not fetched (an API that needs a key, not set): {', '.join(skipped)}; "
+            f"set {keys} to include {'it' if len(skipped) == 1 else 'them'}")
+
+
+def _print_summary(summary, out=None, verbose: bool = False,  # type: ignore[no-untyped-def]
+                   skipped: list[str] | None = None) -> None:
+    """The end of `refresh`: one line per source, the keyed sources left out, the publish,
+    then the verdict (last line)."""
     out = out or sys.stdout  # looked up per call (not bound at import)
     flow_run = getattr(summary, "flow_run", None)
     api = getattr(summary, "prefect_api", None)
@@ -83,6 +92,8 @@ def _print_summary(summary, out=None, verbose: bool = False) -> None:  # type: i
           + f": {len(summary.fetched)} source(s) fetched", file=out)
     for row in summary.sources:
         print(_source_line(row, verbose), file=out)
+    if skipped:
+        print(_skipped_line(skipped), file=out)
     if summary.published:
         print(_published_line(len(summary.mart_rows), summary.publish_seconds,
                               getattr(summary, "history_mode", "")), file=out)
@@ -155,7 +166,10 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     finally:
         if progress:
             progress.close()
-    _print_summary(summary, verbose=args.verbose)
+    from gpucost.flows.steps import skipped_for_key
+
+    _print_summary(summary, verbose=args.verbose,
+                   skipped=skipped_for_key(args.source, args.kind))
     if not summary.published:
         return EXIT_FAILED
     if args.upload and not _upload_snapshot(args.allow_shrink):

@@ -146,3 +146,27 @@ def test_a_refresh_of_every_source_fetches_shadeform_only_with_its_key(monkeypat
     assert names_to_fetch(["shadeform"], None) == ["shadeform"]
     monkeypatch.setenv("GPUCOST_SHADEFORM_API_KEY", "sk-test-not-a-key")
     assert "shadeform" in names_to_fetch(None, None)
+
+
+def test_refresh_says_which_keyed_source_it_left_out(monkeypatch, tmp_path: Path) -> None:
+    # the summary of a refresh of every source names the source it did not fetch and the
+    # variable that includes it, before the verdict; with the key set, or with sources
+    # named, there is nothing to say
+    import io
+
+    from gpucost.flows.cli.refresh import _print_summary
+    from gpucost.flows.steps import PublishResult, run_refresh, skipped_for_key
+
+    monkeypatch.delenv("GPUCOST_SHADEFORM_API_KEY", raising=False)
+    assert skipped_for_key(None, None) == ["shadeform"]
+    assert skipped_for_key(None, "specs") == []
+    assert skipped_for_key(["lambda"], None) == []
+    summary = run_refresh([], lambda names, on_fetched: {}, tmp_path,
+                          publish_step=lambda data_dir: PublishResult())
+    out = io.StringIO()
+    _print_summary(summary, out=out, skipped=skipped_for_key(None, None))
+    lines = out.getvalue().splitlines()
+    assert ("not fetched (an API that needs a key, not set): shadeform; "
+            "set GPUCOST_SHADEFORM_API_KEY to include it") in lines[:-1]
+    monkeypatch.setenv("GPUCOST_SHADEFORM_API_KEY", "sk-test-not-a-key")
+    assert skipped_for_key(None, None) == []
