@@ -10,8 +10,10 @@ from gpucost.flows.cli.estimate.common import rank_platforms
 
 def _row(acc: str, basis: str, cost: float | None, fits: bool | None, *, gpus: float | None = 8,
          price: float = 1.0, provider: str | None = "p", feasible: bool = True,
-         kind: str = "observed", rank: int | None = 1) -> dict:
+         kind: str = "observed", rank: int | None = 1,
+         observed: str | None = "2026-05-07 00:00:00+00:00") -> dict:
     return {"accelerator_id": acc, "price_basis": basis, "cost_usd": cost,
+            "observed_at": observed if rank is not None else None,
             "basis_fits_node": fits, "basis_gpu_count": gpus, "price_per_gpu_hour": price,
             "provider": provider, "feasible": feasible, "basis_kind": kind,
             "basis_rank": rank, "gpus_per_node": 8, "infeasible_reason": None}
@@ -47,3 +49,31 @@ def test_without_a_fitting_on_demand_offer_the_cheapest_fitting_rental_ranks_aft
             _row("b", "on_demand_min", 40, False, gpus=2)]
     assert [(e["accelerator_id"], e["rank"]) for e in rank_platforms(rows)] == [("a", 1),
                                                                                ("b", 2)]
+
+
+def test_an_undated_price_never_ranks_ahead_of_a_dated_one() -> None:
+    """The recorded load's case: Cudo's A800 PCIe 8-GPU box (7.1488 / 8 = 0.8936 USD/GPU-h,
+    a SkyPilot catalog known by its commit only) priced a 7B run at 343,830 GPU-hours x 0.8936
+    = 307,246 USD, below Lambda's dated B200 8x at 374,378, and ranked first; a price without
+    a date is not a current price, so it ranks after every dated one (a dated spot price
+    included), before the platforms with no fitting offer."""
+    assert int(343_830 * 7.1488 / 8) == 307_246
+    rows = [
+        _row("nvidia-a800-pcie-80gb", "on_demand_min", 307_246, True, observed=None,
+             price=0.8936, provider="cudo"),
+        _row("nvidia-b200-sxm-180gb", "on_demand_min", 374_378, True, price=6.69),
+        _row("nvidia-h100-sxm5-80gb", "on_demand_min", 486_730, True, price=3.99),
+        _row("nvidia-rtx-3090-24gb", "community_min", 284_439, True),
+        _row("intel-gaudi2-96gb", "spot_min", 300_000, True, observed=None),
+        _row("nvidia-a10-24gb", "on_demand_min", 1.0, False, gpus=2),
+    ]
+    ranking = rank_platforms(rows)
+    assert [(e["accelerator_id"], e["rank"]) for e in ranking] == [
+        ("nvidia-b200-sxm-180gb", 1), ("nvidia-h100-sxm5-80gb", 2), ("nvidia-rtx-3090-24gb", 3),
+        ("nvidia-a800-pcie-80gb", 4), ("intel-gaudi2-96gb", 5), ("nvidia-a10-24gb", None)]
+    # a platform with a dated and an undated offer is ranked at the dated one
+    rows = [_row("a", "on_demand_min", 100, True, observed=None),
+            _row("a", "spot_min", 150, True), _row("b", "on_demand_min", 120, True)]
+    ranking = rank_platforms(rows)
+    assert [(e["accelerator_id"], e["rank"], e["basis"]["cost_usd"]) for e in ranking] == [
+        ("b", 1, 120), ("a", 2, 150)]

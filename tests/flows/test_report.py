@@ -56,7 +56,7 @@ def _with_later_marts(src: Path, dst: Path) -> Path:
             6 * scenarios.params * scenarios.tokens
                 / (cost.peak_dense_tflops * 1e12 * 0.4) / 3600 * cost.price_per_gpu_hour
                 as cost_usd,
-            true as feasible
+            true as feasible, true as basis_fits_node, cost.observed_at
         from cost_per_flop as cost
         cross join (values ('7b-2t-tokens', 7e9, 2e12), ('405b-15.6t-tokens', 405e9, 15.6e12))
             as scenarios(scenario, params, tokens)
@@ -325,16 +325,23 @@ def test_training_panel_ranks_feasible_platforms_at_a_scenarios_own_price():
 
     con = duckdb.connect()
     con.execute("""
-        create table training_cost as select * replace (cast(cost_usd as double) as cost_usd)
+        create table training_cost as select * replace (
+            cast(cost_usd as double) as cost_usd, cast(observed_at as timestamptz) as observed_at)
         from (values
-            ('405b', 'rtx-4090', 'on_demand_min', 'lium', 1.0, false),
-            ('405b', 'h100', 'on_demand_min', 'lambda', 2.0, true),
-            ('405b', 'h100', 'spot_min', 'vast', 0.5, true),
-            ('seed-2usd', 'h100', 'given', null, 53.2, true)
-        ) as t(scenario_id, accelerator_id, price_basis, provider, cost_usd, feasible)
+            ('405b', 'rtx-4090', 'on_demand_min', 'lium', 1.0, false, true, '2026-10-01'),
+            ('405b', 'h100', 'on_demand_min', 'lambda', 2.0, true, true, '2026-05-07'),
+            ('405b', 'h100', 'spot_min', 'vast', 0.5, true, true, '2026-04-29'),
+            -- an undated price (a file replayed without a date) never leads; marked
+            ('405b', 'a800', 'on_demand_min', 'cudo', 1.5, true, true, null),
+            -- a 1-GPU box never prices a multi-node plan
+            ('405b', 'a40', 'on_demand_min', 'runpod', 0.9, true, false, '2026-10-01'),
+            ('seed-2usd', 'h100', 'given', null, 53.2, true, null, null)
+        ) as t(scenario_id, accelerator_id, price_basis, provider, cost_usd, feasible,
+               basis_fits_node, observed_at)
     """)
     panel = training_panel(con, {"training_cost"})
-    assert panel.rows == [("405b", "h100 @ lambda", 2.0), ("seed-2usd", "h100", 53.2)]
+    assert panel.rows == [("405b", "h100 @ lambda", 2.0), ("405b", "a800 @ cudo (undated)", 1.5),
+                          ("seed-2usd", "h100", 53.2)]
     assert "that can train the model" in panel.note
 
 

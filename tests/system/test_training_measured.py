@@ -146,6 +146,19 @@ def test_pretraining_7b_ranks_h100_ahead_of_the_older_and_pcie_parts(loaded):
         assert ranking[smaller]["reason"].startswith("no 8-GPU offer seen; the cheapest is a ")
     # acceptance of issue 38 item 4: no ranked row has basis_fits_node = false
     assert not [r for r in rows if r.get("rank") is not None and r["basis_fits_node"] is False]
+    # a price without a date is not a current price: Cudo's A800 PCIe 8x (7.1488 / 8 = 0.8936,
+    # known by the catalog's commit only) and Shadeform's Gaudi 2 8x (8.8 / 8 = 1.1) would be
+    # the two cheapest on-demand prices; they rank after every platform priced at a dated offer
+    by_rank = sorted((e for e in ranking.values() if e["rank"] is not None),
+                     key=lambda e: e["rank"])
+    dated = [e["basis"]["observed_at"] is not None for e in by_rank]
+    assert dated == sorted(dated, reverse=True) and dated[0]
+    for part, provider, price in (("nvidia-a800-pcie-80gb", "cudo", 0.8936),
+                                  ("intel-gaudi2-96gb", "shadeform", 1.1)):
+        basis = ranking[part]["basis"]
+        assert (basis["provider"], basis["observed_at"]) == (provider, None), part
+        assert basis["price_per_gpu_hour"] == pytest.approx(price), part
+        assert ranking[part]["rank"] > ranking[H100]["rank"], part
     speed = {r["accelerator_id"]: r["peak_dense_tflops"] * r["mfu"] for r in rows}
     ratio = speed["nvidia-b200-sxm-180gb"] / speed[H100]
     measured = [m for (m,) in _q(loaded[0], (
@@ -169,6 +182,7 @@ def test_pretraining_7b_ranks_h100_ahead_of_the_older_and_pcie_parts(loaded):
                             "7e9", "--tokens", "2e12"], capture_output=True, text=True,
                            env=env, timeout=120).stdout
     assert "MFU from" in table and "(MLPerf Training, " in table
+    assert "(cudo, undated)" in table
 
 
 def test_validation_page_matches_the_mart(loaded):

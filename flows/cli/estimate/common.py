@@ -152,23 +152,34 @@ def fits(r: dict[str, Any]) -> bool:
     return r.get("basis_fits_node") is not False
 
 
+def undated(r: dict[str, Any]) -> bool:
+    """A rental basis whose price carries no date (a file replayed without one): not a
+    current price, so it never ranks ahead of a dated one."""
+    return r.get("basis_rank") is not None and r.get("observed_at") is None
+
+
 def rank_platforms(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The ranking of a multi-accelerator training estimate, one entry per accelerator:
     ranked (rank 1, 2, ...) by the given price, else the cheapest dated on-demand rental whose
-    instance holds a whole node of the run (gpus_per_node), else the cheapest other rental that
-    fits; a feasible platform with no fitting rental is listed after them, unranked, with the
-    reason ("no 8-GPU offer seen; the cheapest is a 1-GPU box at ..."); infeasible platforms
-    last. Each row of a ranked platform whose basis fits gets `rank` (the others None), so no
-    ranked row is priced by a smaller box (issue 38)."""
+    instance holds a whole node of the run (gpus_per_node), else the cheapest other dated
+    rental that fits; then the platforms whose fitting rentals are all undated (not a current
+    price), in the same order; a feasible platform with no fitting rental is listed after them,
+    unranked, with the reason ("no 8-GPU offer seen; the cheapest is a 1-GPU box at ...");
+    infeasible platforms last. Each row of a ranked platform whose basis fits gets `rank` (the
+    others None), so no ranked row is priced by a smaller box (issue 38)."""
     given = cheapest(found, "cost_usd", lambda r: r["price_basis"] == "given")
     on_demand = cheapest(found, "cost_usd",
                          lambda r: r["price_basis"] == "on_demand_min" and fits(r))
     rented = cheapest_rental([r for r in found if fits(r)], "cost_usd")
+    dated_on_demand = cheapest(found, "cost_usd", lambda r: r["price_basis"] == "on_demand_min"
+                               and fits(r) and not undated(r))
+    dated_rented = cheapest_rental([r for r in found if fits(r) and not undated(r)], "cost_usd")
     smaller = cheapest_rental([r for r in found if not fits(r)], "price_per_gpu_hour")
     by_acc = {r["accelerator_id"]: r for r in found}
     entries = []
     for acc, r in by_acc.items():
-        basis = given.get(acc) or on_demand.get(acc) or rented.get(acc)
+        basis = (given.get(acc) or dated_on_demand.get(acc) or dated_rented.get(acc)
+                 or on_demand.get(acc) or rented.get(acc))
         reason = None
         if r["feasible"] is False:
             reason = r.get("infeasible_reason") or "cannot train this model"
@@ -181,7 +192,9 @@ def rank_platforms(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 f"{box['price_basis']})" if box else "; no rental offer at all")
         entries.append({"accelerator_id": acc, "basis": basis, "reason": reason,
                         "key": (r["feasible"] is False, basis is None,
-                                acc not in given and acc not in on_demand,
+                                basis is not None and undated(basis),
+                                basis is None or basis["price_basis"] not in (
+                                    "given", "on_demand_min"),
                                 (basis or {}).get("cost_usd") or float("inf"), acc)})
     entries.sort(key=lambda e: e["key"])
     n = 0

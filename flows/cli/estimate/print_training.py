@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpucost.flows.cli.estimate.common import cheapest, cheapest_rental, fits
+from gpucost.flows.cli.estimate.common import cheapest, cheapest_rental, fits, undated
 from gpucost.flows.cli.output import count, number, write_table
 
 
@@ -105,11 +105,12 @@ def print_training(result: dict[str, Any], out: Any) -> None:
             table.append([
                 acc, number(r["peak_dense_tflops"]), number(r["mfu"]), number(r["gpu_hours"]),
                 days, _plan(r),
-                f"{number(od.get('cost_usd'))} ({od.get('provider') or od.get('price_basis')})"
-                if od else "-",
+                f"{number(od.get('cost_usd'))} ({od.get('provider') or od.get('price_basis')}"
+                f"{', undated' if undated(od) else ''})" if od else "-",
                 number(od.get("usd_per_million_tokens")),
                 f"{number(cheap.get('cost_usd'))} ({cheap.get('price_basis')}, "
-                f"{cheap.get('provider') or '-'})" if cheap else "-",
+                f"{cheap.get('provider') or '-'}{', undated' if undated(cheap) else ''})"
+                if cheap else "-",
                 f"{number(own.get('cost_usd'))} ({own.get('price_basis')})" if own else "-",
                 number(analyst.get(acc, {}).get("cost_usd")), number(r["energy_mwh"]),
                 r["mfu_source"] or "",
@@ -122,9 +123,11 @@ def print_training(result: dict[str, Any], out: Any) -> None:
                     + (["cannot train it because"] if result.get("show_all") else []),
                     table, out, indent="  ")
         node = number(first.get("gpus_per_node"))
-        print(f"\nranked by the cheapest on-demand rental whose instance holds a whole node of "
-              f"the run ({node} GPUs; dated offers); platforms without one follow, by their "
-              "cheapest other rental of that size. MFU: in-run utilisation of the dense peak "
+        print(f"\nranked by the cheapest dated on-demand rental whose instance holds a whole "
+              f"node of the run ({node} GPUs); platforms without one follow, by their cheapest "
+              "other dated rental of that size; then those whose offers of that size are all "
+              "undated (age unknown: not a current price), marked. MFU: in-run utilisation of "
+              "the dense peak "
               f"(goodput {number(first['goodput'])} separate); docs/cost-models.md explains "
               "each source", file=out)
         if unranked:

@@ -22,7 +22,9 @@ there):
   per GPU-hour per day (price_history, which holds dated observations only), with the daily
   on-demand price index over offers of any size (price_index, docs/price-index.md) as a black
   line and its interquartile range as a grey band, on the days it is published;
-- training-cost: the training_cost mart's scenarios across accelerators;
+- training-cost: the training_cost mart's scenarios across accelerators that can train the
+  model, priced at offers of a whole node; a platform priced by an undated offer comes
+  after the dated ones, marked '(undated)';
 - measured-inference: MLPerf results priced at the on-demand basis (inference_measured,
   price_basis on_demand_min; else the owned cost, else the analyst's rental survey, marked);
 - source-health: data age per source, coloured by health (source_health).

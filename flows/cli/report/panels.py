@@ -307,11 +307,15 @@ def index_rows(con: duckdb.DuckDBPyConnection, have: set[str], accelerator_id: s
 def training_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:
     """Per scenario, the 10 cheapest platforms (accelerator @ provider) that can train the
     model (training_cost.feasible), at the preferred price basis or the scenario's own price
-    (price_basis 'given')."""
+    (price_basis 'given'), as `gpucost estimate` ranks them: a price of an instance smaller
+    than the node the run needs is left out (basis_fits_node), and a platform priced by an
+    undated offer (not a current price) never comes before a dated one; it is marked."""
     if absent := _absent(have, "training_cost"):
         return absent
     # platforms that cannot train the model (memory, scale-up domain) are not ranked
-    where, params = ["cost_usd > 0", "feasible is not false"], []
+    where = ["cost_usd > 0", "feasible is not false", "basis_fits_node is not false"]
+    params: list[str] = []
+    undated = "observed_at is null and price_basis <> 'given'"
     note = "cost_usd per scenario, cheapest 10 accelerators each that can train the model"
     basis = _basis(con, "training_cost")
     if basis:
@@ -321,11 +325,13 @@ def training_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:
         note += f", price basis {basis} (or the scenario's own price)"
     rows = con.execute(
         "with t as (select scenario_id as scenario, "
-        "accelerator_id || coalesce(' @ ' || provider, '') as platform, min(cost_usd) as cost "
+        "accelerator_id || coalesce(' @ ' || provider, '') "
+        f"|| case when {undated} then ' (undated)' else '' end as platform, "
+        f"{undated} as undated, min(cost_usd) as cost "
         f"from training_cost where {' and '.join(where)} group by all) "
         "select scenario, platform, cost from t "
-        "qualify row_number() over (partition by scenario order by cost, platform) <= 10 "
-        "order by scenario, cost, platform", params).fetchall()
+        "qualify row_number() over (partition by scenario order by undated, cost, platform) "
+        "<= 10 order by scenario, undated, cost, platform", params).fetchall()
     if not rows:
         return Panel(missing="not available: training_cost has no priced rows yet")
     return Panel(rows=rows, note=note, basis=basis_caption(
