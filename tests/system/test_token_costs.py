@@ -171,3 +171,37 @@ def test_estimate_answers_at_a_requested_interactivity(loaded):
         nvidia["price_per_gpu_hour"] / (hand * 3600) * 1e6)
     assert any(r["tokens_per_second_per_gpu"] is None and "not extrapolated" in r["note"]
                for r in rows)
+
+
+def test_inference_estimate_never_leads_with_an_undated_price(loaded):
+    """`gpucost estimate inference --params 70e9` over every accelerator: Cudo's A800 PCIe
+    (0.8936 USD/GPU-h, 7.1488 / 8 in a SkyPilot catalog known by its commit only) would be
+    cheaper per million tokens than most dated offers; a price without a date is not a current
+    price, so the undated platforms (A800, Gaudi 2, A30, A16) come after every platform with a
+    dated rental, marked, and before those with no rental. The cost is the price over the
+    throughput: 0.8936 / (tokens/s per GPU x 3,600) x 10^6."""
+    env = dict(os.environ, GPUCOST_DATA_DIR=str(loaded[5]))
+    args = [sys.executable, "-m", "gpucost.flows.cli.main", "estimate", "inference",
+            "--params", "70e9"]
+    out = subprocess.run(args + ["--format", "json"], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    [a800] = [r for r in json.loads(out.stdout)["rows"]
+              if r["accelerator_id"] == "nvidia-a800-pcie-80gb"
+              and r["price_basis"] == "on_demand_min"]
+    assert (a800["provider"], a800["observed_at"]) == ("cudo", None)
+    assert a800["price_per_gpu_hour"] == pytest.approx(7.1488 / 8)
+    assert a800["usd_per_million_output_tokens"] == pytest.approx(
+        0.8936 / (a800["output_tokens_per_second_per_gpu"] * 3600) * 1e6)
+    table = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120).stdout
+    lines = table[table.index("  accelerator "):].splitlines()[1:]
+    lines = lines[:next(i for i, line in enumerate(lines) if line.startswith("  ordered"))]
+    marks = ["undated" in line for line in lines]
+    unpriced = [line.split()[4] == "-" and line.split()[5] == "-" for line in lines]
+    undated_at = [i for i, m in enumerate(marks) if m]
+    assert {lines[i].split()[0] for i in undated_at} >= {"nvidia-a800-pcie-80gb",
+                                                         "intel-gaudi2-96gb"}
+    # dated, then undated, then the platforms without a rental
+    kinds = [2 if u else 1 if m else 0 for m, u in zip(marks, unpriced, strict=True)]
+    assert kinds == sorted(kinds) and kinds[0] == 0
+    assert "platforms priced only by undated offers" in table

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from gpucost.flows.cli.estimate.common import cheapest, cheapest_rental
+from gpucost.flows.cli.estimate.common import cheapest, cheapest_rental, undated
 from gpucost.flows.cli.estimate.print_training import print_assumptions
 from gpucost.flows.cli.output import count, number, write_table
 
@@ -83,10 +83,19 @@ def print_inference(result: dict[str, Any], out: Any) -> None:
     else:
         column = "usd_per_million_output_tokens"
         on_demand = cheapest(rows, column, lambda r: r["price_basis"] == "on_demand_min")
-        rented = cheapest_rental(rows, column)
+        # a price without a date is not a current price: each platform at its cheapest dated
+        # rental when it has one, and the platforms priced only by undated offers after the
+        # dated ones, marked
+        rented = cheapest_rental(rows, column) | cheapest_rental(
+            [r for r in rows if not undated(r)], column)
         owned = cheapest(rows, column, lambda r: r["price_basis"] == "owned")
-        order = sorted({r["accelerator_id"]: r for r in rows}.values(),
-                       key=lambda r: rented.get(r["accelerator_id"], {}).get(column) or math.inf)
+
+        def rank(r: dict[str, Any]) -> tuple[bool, bool, float]:
+            cheap = rented.get(r["accelerator_id"])
+            return (cheap is None, cheap is not None and undated(cheap),
+                    (cheap or {}).get(column) or math.inf)
+
+        order = sorted({r["accelerator_id"]: r for r in rows}.values(), key=rank)
         table = []
         for r in order:
             acc = r["accelerator_id"]
@@ -94,9 +103,11 @@ def print_inference(result: dict[str, Any], out: Any) -> None:
             table.append([
                 acc, number(r["n_gpus"]), number(r["output_tokens_per_second_per_gpu"]),
                 r["decode_bound"],
-                f"{number(od.get(column))} ({od.get('provider') or '-'})" if od else "-",
+                f"{number(od.get(column))} ({od.get('provider') or '-'}"
+                f"{', undated' if undated(od) else ''})" if od else "-",
                 f"{number(cheap.get(column))} ({cheap.get('price_basis')}, "
-                f"{cheap.get('provider') or '-'})" if cheap else "-",
+                f"{cheap.get('provider') or '-'}{', undated' if undated(cheap) else ''})"
+                if cheap else "-",
                 number(own.get(column)),
                 number(cheap.get("usd_per_million_input_tokens")),
             ])
@@ -104,6 +115,8 @@ def print_inference(result: dict[str, Any], out: Any) -> None:
         write_table(["accelerator", "GPUs", "tok/s/GPU", "bound", "on-demand (cheapest)",
                      "cheapest rental (basis, provider)", "owned", "input, cheapest rental"],
                     table, out, indent="  ")
+        print("  ordered by the cheapest dated rental; platforms priced only by undated offers "
+              "(age unknown: not a current price) follow, marked", file=out)
     if "compare" in result:
         print(f"\n{result['compare_accelerator_id']} vs {first['accelerator_id']}: times cheaper "
               "per million output tokens (inference_cost_ratio)", file=out)
