@@ -49,6 +49,10 @@ OLD_DATA_DAYS = 7.0
 _NAME = "coalesce(names.name, accelerator_id)"
 _NAMED = "left join (select accelerator_id as name_id, name from accelerators) as names " \
          "on names.name_id = accelerator_id"
+# a basis whose price carries no date (a file replayed without one) is not a current price:
+# its label says so, and it comes after the dated ones
+_UNDATED = "observed_at is null"
+_NAME_DATED = f"{_NAME} || case when {_UNDATED} then ' (undated)' else '' end"
 
 
 @dataclass
@@ -198,7 +202,7 @@ def cost_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:
     if basis is None:
         return Panel(missing="no accelerator has an hourly price yet")
     rows = con.execute(
-        f"select {_NAME}, precision, usd_per_eflop_peak, provider from cost_per_flop "
+        f"select {_NAME_DATED}, precision, usd_per_eflop_peak, provider from cost_per_flop "
         f"{_NAMED} where price_basis = ? and usd_per_eflop_peak > 0", [basis]).fetchall()
     return Panel(rows=rows, basis=basis_caption(basis, "(cost_per_flop)"),
                  note=f"price basis {basis}: USD per 10^18 FLOP (int8: OP) at the "
@@ -213,10 +217,11 @@ def per_dollar_panel(con: duckdb.DuckDBPyConnection, have: set[str], table: str,
     if basis is None:
         return Panel(missing="no accelerator has an hourly price yet")
     rows = con.execute(
-        f'select {_NAME}, {value_col}, price_per_gpu_hour, provider from "{table}" {_NAMED} '
-        f"where price_basis = ? and {value_col} > 0 order by {value_col} desc, 1 "
-        f"limit {MAX_ROWS}", [basis]).fetchall()
-    return Panel(rows=rows, note=f"price basis {basis}; top {MAX_ROWS}",
+        f'select {_NAME_DATED}, {value_col}, price_per_gpu_hour, provider from "{table}" '
+        f"{_NAMED} where price_basis = ? and {value_col} > 0 "
+        f"order by {_UNDATED}, {value_col} desc, 1 limit {MAX_ROWS}", [basis]).fetchall()
+    return Panel(rows=rows, note=f"price basis {basis}; top {MAX_ROWS}, dated prices first "
+                 "(an undated one is marked)",
                  basis=basis_caption(basis, f"({table})"))
 
 
