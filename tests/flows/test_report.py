@@ -502,21 +502,26 @@ def test_measured_tokens_are_priced_on_demand_and_say_so():
             cast(usd as double) as usd_per_million_output_tokens, price_basis, basis_kind,
             display_rank, true as comparable, 'Offline' as scenario, 'v5.1' as round,
             'x' as submitter, 'vLLM' as software_family, null::varchar as provider,
-            1000.0 as tokens_per_second_per_accelerator
+            1000.0 as tokens_per_second_per_accelerator,
+            case when price_basis = 'owned' or accelerator_id = 'gaudi2' then null
+                else timestamptz '2026-10-01' end as price_observed_at
         from (values
             ('llama2-70b', 'h100', 'NVIDIA H100', 0.10, 'on_demand_min', 'observed', 0),
             ('llama2-70b', 'h100', 'NVIDIA H100', 0.04, 'spot_min', 'observed', 0),
             ('llama2-70b', 'h100', 'NVIDIA H100', 0.05, 'community_min', 'observed', 0),
             ('llama2-70b', 'gb300', 'NVIDIA GB300', 0.30, 'owned', 'owned', 1),
             ('llama2-70b', 'gb300', 'NVIDIA GB300', 0.20, 'tco_neocloud', 'owned', null),
-            ('llama2-70b', 'mi325x', 'AMD MI325X', 0.12, 'rental_3y_survey', 'estimated', 2)
+            ('llama2-70b', 'mi325x', 'AMD MI325X', 0.12, 'rental_3y_survey', 'estimated', 2),
+            -- priced by an undated offer (a catalog known by its commit only): marked
+            ('llama2-70b', 'gaudi2', 'Intel Gaudi 2', 0.30, 'on_demand_min', 'observed', 0)
         ) as t(benchmark, accelerator_id, accelerator_name, usd, price_basis, basis_kind,
                display_rank)
     """)
     panel = measured_panel(con, {"inference_measured"})
     got = {(r[1], r[2], r[6]) for r in panel.rows}
     assert got == {("NVIDIA H100", 0.10, "on_demand_min"), ("NVIDIA GB300", 0.30, "owned"),
-                   ("AMD MI325X", 0.12, "rental_3y_survey")}
+                   ("AMD MI325X", 0.12, "rental_3y_survey"),
+                   ("Intel Gaudi 2 (undated price)", 0.30, "on_demand_min")}
     assert panel.basis.startswith("Price basis: on_demand_min: ")
     assert "spot" not in panel.basis.lower()
     svg = measured_chart(panel)
@@ -545,3 +550,37 @@ def test_long_names_get_the_room_they_need():
     width = int(re.search(r'<svg[^>]* width="(\d+)"', svg).group(1))
     legend_x = max(float(x) for x in re.findall(r'<text x="([\d.]+)"[^>]*>' + seller, svg))
     assert legend_x + text_width(seller) <= width
+
+
+def test_per_dollar_and_cost_per_flop_put_dated_prices_first_and_mark_undated_ones():
+    """A price without a date is not a current price. Cudo's A800 PCIe at 0.8236 USD/GPU-h
+    (a SkyPilot catalog known by its commit only): 80 GB / 0.8236 = 97.1 GB per USD-hour,
+    above the dated H100 (80 / 3.99 = 20.1); it is drawn after every dated bar all the same,
+    and both charts label it '(undated)'."""
+    from gpucost.flows.cli.report.panels import MAX_ROWS, cost_panel, per_dollar_panel
+
+    con = duckdb.connect()
+    con.execute("create table accelerators as select * from (values ('a800', 'NVIDIA A800'), "
+                "('a40', 'NVIDIA A40'), ('h100', 'NVIDIA H100')) as t(accelerator_id, name)")
+    con.execute("""
+        create table memory_per_dollar as select accelerator_id, 'on_demand_min' as price_basis,
+            gb / price as gb_per_usd_hour, price as price_per_gpu_hour, provider,
+            cast(observed as timestamptz) as observed_at
+        from (values ('a800', 80.0, 0.8236, 'cudo', null), ('a40', 48.0, 0.49, 'runpod',
+                      '2026-10-01'), ('h100', 80.0, 3.99, 'lambda', '2026-05-07'))
+            as t(accelerator_id, gb, price, provider, observed)
+    """)
+    panel = per_dollar_panel(con, {"memory_per_dollar", "accelerators"}, "memory_per_dollar",
+                             "gb_per_usd_hour")
+    assert [(r[0], round(r[1], 1)) for r in panel.rows] == [
+        ("NVIDIA A40", 98.0), ("NVIDIA H100", 20.1), ("NVIDIA A800 (undated)", 97.1)]
+    assert MAX_ROWS >= 3 and "dated prices first" in panel.note
+    con.execute("""
+        create table cost_per_flop as select accelerator_id, 'on_demand_min' as price_basis,
+            'bf16' as precision, usd as usd_per_eflop_peak, provider,
+            cast(observed as timestamptz) as observed_at
+        from (values ('a800', 0.7336, 'cudo', null), ('h100', 1.12, 'lambda', '2026-05-07'))
+            as t(accelerator_id, usd, provider, observed)
+    """)
+    rows = cost_panel(con, {"cost_per_flop", "accelerators"}).rows
+    assert sorted(r[0] for r in rows) == ["NVIDIA A800 (undated)", "NVIDIA H100"]

@@ -354,7 +354,9 @@ def measured_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:
     order = " ".join(f"when '{b}' then {i}" for i, b in enumerate(MEASURED_BASES))
     listed = ", ".join(f"'{b}'" for b in MEASURED_BASES)
     rows = con.execute(f"""
-        select benchmark, coalesce(accelerator_name, accelerator_id) as accelerator,
+        select benchmark, coalesce(accelerator_name, accelerator_id)
+            || case when price_observed_at is null and basis_kind = 'observed'
+                then ' (undated price)' else '' end as accelerator,
             usd_per_million_output_tokens, round, submitter, software_family, price_basis,
             provider, basis_kind, tokens_per_second_per_accelerator
         from inference_measured
