@@ -25,9 +25,9 @@
 -- still scales the hours) for Ampere and Hopper, a TPU generation's MLPerf pair factor times
 -- the curve of the fitted part it is measured against (mart mfu_generation_factors), and
 -- Hopper's times the family's factor (mart mfu_family_factors: measured in MLPerf Training,
--- else the cited defaults' ratio) for every other family; default_training_mfu (generation constant, FP8, MoE) only when no
--- parameter count is given; other nulls take the catalog assumption (cost_defaults: goodput,
--- pue, electricity, ...).
+-- else the cited defaults' ratio) for every other family; default_training_mfu (generation
+-- constant, FP8, MoE) only when no parameter count is given; other nulls take the catalog
+-- assumption (cost_defaults: goodput, pue, electricity, ...).
 --
 -- Feasibility (macro training_memory_plan, per accelerator: feasible, min_gpus_memory,
 -- gpus_per_model_replica, infeasible_reason, tensor/pipeline/data parallel): the training

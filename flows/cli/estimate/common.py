@@ -158,6 +158,13 @@ def undated(r: dict[str, Any]) -> bool:
     return r.get("basis_rank") is not None and r.get("observed_at") is None
 
 
+def dated_first(pick: Any, found: list[dict[str, Any]], column: str,
+                *args: Any) -> dict[str, dict[str, Any]]:
+    """`pick` (cheapest or cheapest_rental) per accelerator among the dated rows, else among
+    every row: a platform is priced at an undated offer only when it has no dated one."""
+    return pick(found, column, *args) | pick([r for r in found if not undated(r)], column, *args)
+
+
 def rank_platforms(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The ranking of a multi-accelerator training estimate, one entry per accelerator:
     ranked (rank 1, 2, ...) by the given price, else the cheapest dated on-demand rental whose
@@ -168,18 +175,17 @@ def rank_platforms(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     infeasible platforms last. Each row of a ranked platform whose basis fits gets `rank` (the
     others None), so no ranked row is priced by a smaller box (issue 38)."""
     given = cheapest(found, "cost_usd", lambda r: r["price_basis"] == "given")
-    on_demand = cheapest(found, "cost_usd",
-                         lambda r: r["price_basis"] == "on_demand_min" and fits(r))
-    rented = cheapest_rental([r for r in found if fits(r)], "cost_usd")
-    dated_on_demand = cheapest(found, "cost_usd", lambda r: r["price_basis"] == "on_demand_min"
-                               and fits(r) and not undated(r))
-    dated_rented = cheapest_rental([r for r in found if fits(r) and not undated(r)], "cost_usd")
+    on_demand = dated_first(cheapest, found, "cost_usd",
+                            lambda r: r["price_basis"] == "on_demand_min" and fits(r))
+    rented = dated_first(cheapest_rental, [r for r in found if fits(r)], "cost_usd")
     smaller = cheapest_rental([r for r in found if not fits(r)], "price_per_gpu_hour")
     by_acc = {r["accelerator_id"]: r for r in found}
     entries = []
     for acc, r in by_acc.items():
-        basis = (given.get(acc) or dated_on_demand.get(acc) or dated_rented.get(acc)
-                 or on_demand.get(acc) or rented.get(acc))
+        # dated on-demand, dated other rental, then the same undated
+        rentals = [b for b in (on_demand.get(acc), rented.get(acc)) if b]
+        basis = given.get(acc) or next(
+            (b for b in rentals if not undated(b)), rentals[0] if rentals else None)
         reason = None
         if r["feasible"] is False:
             reason = r.get("infeasible_reason") or "cannot train this model"

@@ -7,7 +7,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from gpucost.flows.cli.estimate.common import cheapest, cheapest_rental, undated
+from gpucost.flows.cli.estimate.common import (
+    cheapest,
+    cheapest_rental,
+    dated_first,
+    undated,
+)
 from gpucost.flows.cli.estimate.print_training import print_assumptions
 from gpucost.flows.cli.output import count, number, write_table
 
@@ -82,12 +87,12 @@ def print_inference(result: dict[str, Any], out: Any) -> None:
         _print_measured(result, out)
     else:
         column = "usd_per_million_output_tokens"
-        on_demand = cheapest(rows, column, lambda r: r["price_basis"] == "on_demand_min")
         # a price without a date is not a current price: each platform at its cheapest dated
         # rental when it has one, and the platforms priced only by undated offers after the
         # dated ones, marked
-        rented = cheapest_rental(rows, column) | cheapest_rental(
-            [r for r in rows if not undated(r)], column)
+        on_demand = dated_first(cheapest, rows, column,
+                                lambda r: r["price_basis"] == "on_demand_min")
+        rented = dated_first(cheapest_rental, rows, column)
         owned = cheapest(rows, column, lambda r: r["price_basis"] == "owned")
 
         def rank(r: dict[str, Any]) -> tuple[bool, bool, float]:

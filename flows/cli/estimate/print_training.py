@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpucost.flows.cli.estimate.common import cheapest, cheapest_rental, fits, undated
+from gpucost.flows.cli.estimate.common import (
+    cheapest,
+    cheapest_rental,
+    dated_first,
+    fits,
+    undated,
+)
 from gpucost.flows.cli.output import count, number, write_table
 
 
@@ -80,9 +86,9 @@ def print_training(result: dict[str, Any], out: Any) -> None:
     if not single:
         print(f"Training estimate: {', '.join(what)}; FLOPs {count(first['flops'])}; "
               f"wall-clock on {gpus}", file=out)
-        on_demand = cheapest(rows, "cost_usd",
-                             lambda r: r["price_basis"] == "on_demand_min" and fits(r))
-        rented = cheapest_rental([r for r in rows if fits(r)], "cost_usd")
+        on_demand = dated_first(cheapest, rows, "cost_usd",
+                                lambda r: r["price_basis"] == "on_demand_min" and fits(r))
+        rented = dated_first(cheapest_rental, [r for r in rows if fits(r)], "cost_usd")
         owned = cheapest(rows, "cost_usd", lambda r: r.get("basis_kind") == "owned")
         analyst = cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "rental_3y_survey")
         given = cheapest(rows, "cost_usd", lambda r: r["price_basis"] == "given")

@@ -320,7 +320,7 @@ def training_panel(con: duckdb.DuckDBPyConnection, have: set[str]) -> Panel:
     # platforms that cannot train the model (memory, scale-up domain) are not ranked
     where = ["cost_usd > 0", "feasible is not false", "basis_fits_node is not false"]
     params: list[str] = []
-    undated = "observed_at is null and price_basis <> 'given'"
+    undated = f"{_UNDATED} and price_basis <> 'given'"  # a scenario's own price is no offer
     note = "cost_usd per scenario, cheapest 10 accelerators each that can train the model"
     basis = _basis(con, "training_cost")
     if basis:

@@ -1,5 +1,5 @@
 -- one row: the calibrated MFU model (catalog/mfu_model.csv; fitted by
--- `python -m gpucost.flows.mfu_fit` on the high-confidence runs of the validation mart, see
+-- `python scripts/mfu_fit.py` on the high-confidence runs of the validation mart, see
 -- docs/validation.md). The effective utilisation of a run against the dense BF16 peak,
 -- goodput losses included, is
 --   exp(intercept + hopper [Hopper] + moe [mixture of experts] + fp8 [FP8 run]

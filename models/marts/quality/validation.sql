@@ -9,7 +9,7 @@
 --   calibrated MFU model (calibrated_training_mfu, mart mfu_model) for the families it covers,
 --   else the catalog constant (default_training_mfu: generation, FP8, MoE), and the catalog
 --   goodput. In sample: the model was fitted on these runs (docs/validation.md gives the
---   leave-one-out figures, flows/mfu_fit.py);
+--   leave-one-out figures, scripts/mfu_fit.py);
 -- * predicted_gpu_hours_plain: 6 N D at one utilisation for every run (assumption mfu_plain,
 --   0.40), for comparison;
 -- * predicted_gpu_hours_reported_mfu: the same at the MFU the authors reported; a reported
@@ -57,8 +57,8 @@
 --   default_mfu [fraction]: the MFU an estimate uses for the run: training_mfu (the calibrated
 --     model for Ampere and Hopper; a TPU generation the curve of the part its MLPerf pair
 --     anchors on times that factor, mfu_generation_factors; Hopper's times the family factor of
---     mfu_family_factors for any other family) x counted_flops_share (1 when the run's shape is catalogued), else
---     the catalog constant (default_training_mfu) without params
+--     mfu_family_factors for any other family) x counted_flops_share (1 when the run's shape
+--     is catalogued), else the catalog constant (default_training_mfu) without params
 --   default_mfu_source: 'mfu_model' (the calibrated model), the family factor's words
 --     (mfu_family_factors.mfu_source) or the assumption key(s) behind the constant
 --   goodput [fraction]: the catalog goodput applied in both predictions
